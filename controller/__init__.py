@@ -1,0 +1,1 @@
+"""The stud poker table controller."""

@@ -1,0 +1,138 @@
+"""The ``stud-table`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from collections import Counter
+from pathlib import Path
+
+from .profiles import load_profile, profile_names
+from .rules.errors import RulesError
+from .rules.history import format_money, parse_history
+from .rules.profile import TableRules
+from .rules.summary import table_summary
+from .rules.table import Table
+
+
+def _print_json(data: object) -> None:
+    json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
+    sys.stdout.write("\n")
+
+
+def cmd_profiles(args: argparse.Namespace) -> int:
+    for name in profile_names():
+        profile = load_profile(name)
+        print(f"{name:14} {profile.title}")
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    history = parse_history(Path(args.file).read_text(encoding="utf-8"))
+    profile = load_profile(history.profile_name)
+    table = Table(history.rules(profile))
+    for index, op in enumerate(history.operations):
+        try:
+            table.apply(op)
+        except RulesError as error:
+            print(f"{args.file}: operation {index + 1} ({op.kind}): {error}", file=sys.stderr)
+            return 1
+    summary = table_summary(table)
+    if args.json:
+        _print_json(summary)
+    else:
+        print(f"{summary['operations']} operations, phase {summary['phase']}, {len(summary['flags'])} flags")
+        for flag in summary["flags"]:
+            print(f"  [{flag['severity']}] {flag['label_fr']}: {flag['detail']}")
+    return 0
+
+
+def cmd_analyze(args: argparse.Namespace) -> int:
+    from .analysis.exact import analyze
+
+    profile = load_profile(args.profile)
+    actions = frozenset(args.actions.split(",")) if args.actions else None
+
+    def progress(fraction: float) -> None:
+        if not args.quiet:
+            print(f"\r{fraction:6.1%}", end="", file=sys.stderr, flush=True)
+
+    result = analyze(profile, args.strategy, actions=actions, sample=args.sample, seed=args.seed, progress=progress)
+    if not args.quiet:
+        print(file=sys.stderr)
+    if args.json:
+        _print_json(result)
+    else:
+        for key, value in result.items():
+            print(f"{key}: {value}")
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from .sim.coups import new_table, play_coup
+
+    rng = random.Random(args.seed)
+    profile = load_profile(args.profile)
+    rules = TableRules(profile, 1000, 50000, profile.marked_seats_max, bonus=profile.bonus,
+                       jackpot=profile.jackpot, card_purchase=profile.card_purchase)
+    table = new_table(rules, rng)
+    t = 0
+    flags: Counter[str] = Counter()
+    paid = 0
+    for coup in range(1, args.coups + 1):
+        t = play_coup(table, rng, t)
+        settlement = table.settlements[-1]
+        paid += sum(p.net for p in settlement.payouts if p.net > 0)
+        print(f"coup {coup}: croupier {settlement.dealer_value.describe_fr() if settlement.dealer_value else '-'}"
+              f" · {' · '.join(settlement.announcements) or 'jeu'} · banque {format_money(settlement.house_net)} €")
+        for payout in settlement.payouts:
+            print(f"   place {payout.seat} {payout.line.value:8} {format_money(payout.net):>10} € {payout.reason}")
+    flags.update(flag.kind.value for flag in table.flags)
+    print(f"{args.coups} coups played, {sum(flags.values())} flags {dict(flags)}, paid {format_money(paid)} €")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="stud-table", description="Casino stud poker table controller")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    profiles = commands.add_parser("profiles", help="list and validate the shipped rule profiles")
+    profiles.set_defaults(func=cmd_profiles)
+
+    replay = commands.add_parser("replay", help="replay a table history file; print state, flags and payouts")
+    replay.add_argument("file")
+    replay.add_argument("--json", action="store_true")
+    replay.set_defaults(func=cmd_replay)
+
+    analyze = commands.add_parser("analyze", help="the game's exact figures (house edge, rates) by enumeration")
+    analyze.add_argument("--profile", required=True, choices=profile_names())
+    analyze.add_argument("--strategy", required=True, choices=["optimal", "pair-plus", "always-raise"])
+    analyze.add_argument("--actions", help="restrict the optimal strategy to these actions, e.g. fold,raise")
+    analyze.add_argument("--sample", type=int, help="Monte-Carlo: sample this many deals instead of enumerating")
+    analyze.add_argument("--seed", type=int, default=0)
+    analyze.add_argument("--json", action="store_true")
+    analyze.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    analyze.set_defaults(func=cmd_analyze)
+
+    demo = commands.add_parser("demo", help="play coups on a virtual table")
+    demo.add_argument("--coups", type=int, default=10)
+    demo.add_argument("--seed", type=int, default=1)
+    demo.add_argument("--profile", default="fr-2007", choices=profile_names())
+    demo.add_argument("--headless", action="store_true")
+    demo.set_defaults(func=cmd_demo)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except (RulesError, OSError) as error:
+        print(f"stud-table: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

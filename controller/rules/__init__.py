@@ -1,0 +1,1 @@
+"""The rules core: pure functions and state, no I/O, clock or randomness."""

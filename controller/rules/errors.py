@@ -1,0 +1,43 @@
+"""Exceptions of the rules core.
+
+One root, ``RulesError``; each leaf also inherits the builtin it resembles, so
+callers may catch either (the shape of gpiozero's ``exc.py``).
+"""
+
+from __future__ import annotations
+
+
+class RulesError(Exception):
+    """Root of every error raised by the rules core."""
+
+
+class CardError(RulesError, ValueError):
+    """A card text that names no card of a 52-card deck."""
+
+
+class ProfileError(RulesError, ValueError):
+    """A rule profile that cannot be used: names the key and, when known, the line."""
+
+    def __init__(self, source: str, key: str, line: int | None, message: str) -> None:
+        self.source = source
+        self.key = key
+        self.line = line
+        where = f"{source}, line {line}" if line is not None else source
+        super().__init__(f"{where}: key '{key}': {message}")
+
+
+class ActionRefused(RulesError, ValueError):
+    """An action that the coup's state does not allow. The reason says why."""
+
+    def __init__(self, action: str, reason: str) -> None:
+        self.action = action
+        self.reason = reason
+        super().__init__(f"{action} refused: {reason}")
+
+
+class HistoryError(RulesError, ValueError):
+    """A line of a coup history that cannot be read."""
+
+    def __init__(self, line_number: int, message: str) -> None:
+        self.line_number = line_number
+        super().__init__(f"history line {line_number}: {message}")

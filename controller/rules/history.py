@@ -1,0 +1,196 @@
+"""A table's history as plain text a person can read, and back, exactly.
+
+    # stud-table history 1
+    table profile=fr-2007 minimum=10.00 maximum=500.00 seats=7 bonus=yes jackpot=no purchase=yes
+    0.000 open-session cards=2c,2d,2h,...
+    12.250 bet seat=3 box=ante amount=20.00
+    20.000 deal position=dealer card=Kd face_up=yes
+
+The first token of a line is the table clock in seconds (millisecond precision).
+Money is in euros with cents; ``position=dealer`` is the croupier's hand; card
+indexes (``index``, ``discard``) count from 1; ``??`` is a card not yet identified.
+Lines starting with ``#`` and blank lines are comments.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import shlex
+from typing import Any, Iterable
+
+from .cards import parse_card
+from .errors import CardError, HistoryError
+from .operations import DEALER, OPERATION_TYPES, Box, Operation
+from .profile import Profile, TableRules
+
+MAGIC = "# stud-table history 1"
+
+_MONEY_FIELDS = {"amount", "price", "jackpot_meter"}
+_POSITION_FIELDS = {"seat", "position"}
+_INDEX_FIELDS = {"index", "discard"}
+_BOOL_FIELDS = {"face_up", "accepted"}
+_INT_FIELDS = {"shuffles", "cuts"}
+_MONEY = re.compile(r"^(\d+)\.(\d\d)$")
+
+
+def format_money(cents: int) -> str:
+    sign = "-" if cents < 0 else ""
+    return f"{sign}{abs(cents) // 100}.{abs(cents) % 100:02d}"
+
+
+def parse_money(text: str) -> int:
+    match = _MONEY.match(text)
+    if not match:
+        raise ValueError(f"{text!r} is not an amount like 20.00")
+    return int(match.group(1)) * 100 + int(match.group(2))
+
+
+def _format_value(name: str, value: Any) -> str:
+    if name in _MONEY_FIELDS:
+        return format_money(value)
+    if name in _POSITION_FIELDS:
+        return "dealer" if value == DEALER else str(value)
+    if name in _INDEX_FIELDS:
+        return str(value + 1)
+    if name in _BOOL_FIELDS:
+        return "yes" if value else "no"
+    if name == "card":
+        return "??" if value is None else str(value)
+    if name == "cards":
+        return ",".join(str(card) for card in value)
+    if name == "box":
+        return str(value.value)
+    if name == "reason":
+        return shlex.quote(value)
+    return str(value)
+
+
+def _parse_value(name: str, text: str) -> Any:
+    if name in _MONEY_FIELDS:
+        return parse_money(text)
+    if name in _POSITION_FIELDS:
+        return DEALER if text == "dealer" else int(text)
+    if name in _INDEX_FIELDS:
+        return int(text) - 1
+    if name in _BOOL_FIELDS:
+        if text not in ("yes", "no"):
+            raise ValueError(f"expected yes or no, got {text!r}")
+        return text == "yes"
+    if name == "card":
+        return None if text == "??" else parse_card(text)
+    if name == "cards":
+        return tuple(parse_card(part) for part in text.split(",") if part)
+    if name == "box":
+        return Box(text)
+    if name in _INT_FIELDS:
+        return int(text)
+    return text
+
+
+def format_time(ms: int) -> str:
+    return f"{ms // 1000}.{ms % 1000:03d}"
+
+
+def parse_time(text: str) -> int:
+    seconds, _, millis = text.partition(".")
+    if not seconds.isdigit() or len(millis) != 3 or not millis.isdigit():
+        raise ValueError(f"{text!r} is not a time like 12.250 (seconds)")
+    return int(seconds) * 1000 + int(millis)
+
+
+def format_operation(op: Operation) -> str:
+    parts = [format_time(op.t), op.kind]
+    for field in dataclasses.fields(op):
+        if field.name != "t":
+            parts.append(f"{field.name}={_format_value(field.name, getattr(op, field.name))}")
+    return " ".join(parts)
+
+
+def parse_operation(line: str, line_number: int = 1) -> Operation:
+    try:
+        tokens = shlex.split(line)
+    except ValueError as error:
+        raise HistoryError(line_number, str(error)) from None
+    if len(tokens) < 2:
+        raise HistoryError(line_number, f"expected a time and an operation, got {line!r}")
+    time_text, kind, *pairs = tokens
+    op_type = OPERATION_TYPES.get(kind)
+    if op_type is None:
+        raise HistoryError(line_number, f"unknown operation {kind!r}; known: {', '.join(OPERATION_TYPES)}")
+    names = [field.name for field in dataclasses.fields(op_type) if field.name != "t"]
+    values: dict[str, Any] = {}
+    try:
+        values["t"] = parse_time(time_text)
+        for pair in pairs:
+            name, sep, text = pair.partition("=")
+            if not sep or name not in names:
+                raise ValueError(f"unexpected {pair!r}; {kind} takes {', '.join(names) or 'nothing'}")
+            values[name] = _parse_value(name, text)
+    except (ValueError, CardError) as error:
+        raise HistoryError(line_number, str(error)) from None
+    missing = [name for name in names if name not in values]
+    if missing:
+        raise HistoryError(line_number, f"{kind} lacks {', '.join(missing)}")
+    return op_type(**values)
+
+
+def format_rules(rules: TableRules) -> str:
+    return (
+        f"table profile={rules.profile.name} minimum={format_money(rules.minimum_cents)} "
+        f"maximum={format_money(rules.maximum_cents)} seats={rules.marked_seats} "
+        f"bonus={'yes' if rules.bonus else 'no'} jackpot={'yes' if rules.jackpot else 'no'} "
+        f"purchase={'yes' if rules.card_purchase else 'no'}"
+    )
+
+
+def format_history(rules: TableRules, operations: Iterable[Operation]) -> str:
+    lines = [MAGIC, format_rules(rules)]
+    lines.extend(format_operation(op) for op in operations)
+    return "\n".join(lines) + "\n"
+
+
+@dataclasses.dataclass(frozen=True)
+class History:
+    profile_name: str
+    settings: dict[str, str]
+    operations: tuple[Operation, ...]
+
+    def rules(self, profile: Profile) -> TableRules:
+        """The table's rules, given the profile that the header names."""
+        def flag(key: str) -> bool:
+            return self.settings.get(key, "no") == "yes"
+
+        return TableRules(
+            profile,
+            minimum_cents=parse_money(self.settings["minimum"]),
+            maximum_cents=parse_money(self.settings["maximum"]),
+            marked_seats=int(self.settings["seats"]),
+            bonus=flag("bonus"),
+            jackpot=flag("jackpot"),
+            card_purchase=flag("purchase"),
+        )
+
+
+_TABLE_KEYS = ("profile", "minimum", "maximum", "seats", "bonus", "jackpot", "purchase")
+
+
+def parse_history(text: str) -> History:
+    settings: dict[str, str] | None = None
+    operations: list[Operation] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if settings is None:
+            if not line.startswith("table "):
+                raise HistoryError(number, "the first line must be the 'table profile=... minimum=...' header")
+            settings = dict(pair.partition("=")[::2] for pair in line.split()[1:])
+            missing = [key for key in _TABLE_KEYS if key not in settings]
+            if missing:
+                raise HistoryError(number, f"the table header lacks {', '.join(missing)}")
+            continue
+        operations.append(parse_operation(line, number))
+    if settings is None:
+        raise HistoryError(1, "empty history: no table header")
+    return History(settings["profile"], settings, tuple(operations))

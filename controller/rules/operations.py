@@ -1,0 +1,204 @@
+"""The operations of a table session: frozen records appended to its log.
+
+Every operation carries ``t``, the table clock in milliseconds, given by the
+caller: the rules core never reads a clock. Positions are seat numbers 1..7,
+and ``DEALER`` (0) for the croupier's own hand.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from .cards import Card
+
+DEALER = 0
+
+
+class Box(enum.Enum):
+    """A betting zone of a seat, as marked on the felt."""
+
+    ANTE = "ante"
+    BONUS = "bonus"
+    JACKPOT = "jackpot"
+
+    @property
+    def label_fr(self) -> str:
+        return {"ante": "Ante", "bonus": "Bonus", "jackpot": "Jackpot"}[self.value]
+
+
+@dataclass(frozen=True, slots=True)
+class Operation:
+    t: int
+
+    @property
+    def kind(self) -> str:
+        return _KIND_BY_TYPE[type(self)]
+
+
+@dataclass(frozen=True, slots=True)
+class OpenSession(Operation):
+    """New cards counted and verified before the session (seed 000)."""
+
+    cards: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SitDown(Operation):
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class StandUp(Operation):
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlaceBet(Operation):
+    """The chips now in a seat's box (0: the box is empty)."""
+
+    seat: int
+    box: Box
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class NoMoreBets(Operation):
+    """« Rien ne va plus »: the bets are fixed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Shuffle(Operation):
+    shuffles: int
+    cuts: int
+
+
+@dataclass(frozen=True, slots=True)
+class OfferCut(Operation):
+    seat: int
+    accepted: bool
+
+
+@dataclass(frozen=True, slots=True)
+class DealCard(Operation):
+    position: int
+    card: Card | None
+    face_up: bool
+
+
+@dataclass(frozen=True, slots=True)
+class IdentifyCard(Operation):
+    """A card dealt as unknown, identified later (by the camera, or when shown)."""
+
+    position: int
+    index: int
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class ExposeCard(Operation):
+    """A card seen face up during the deal."""
+
+    position: int
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerLooks(Operation):
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class EndDeal(Operation):
+    """« Fin de donne »."""
+
+
+@dataclass(frozen=True, slots=True)
+class Fold(Operation):
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Raise(Operation):
+    seat: int
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class BuyCard(Operation):
+    """Made together with the raise: the card at ``discard`` goes, the price is paid."""
+
+    seat: int
+    discard: int
+    price: int
+
+
+@dataclass(frozen=True, slots=True)
+class DealBoughtCard(Operation):
+    seat: int
+    card: Card | None
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionTimeout(Operation):
+    """The decision time ran out for a seat (Caribbean: raised with a pair or better, else folded)."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class ShowDealerHand(Operation):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Settle(Operation):
+    """Settle the coup. The progressive meter's value is an input, like the clock."""
+
+    jackpot_meter: int
+
+
+@dataclass(frozen=True, slots=True)
+class PaymentDone(Operation):
+    """« Paiement terminé » for one seat."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class DeclareVoid(Operation):
+    """The table chief voids the coup (players exchanging information, seed 000)."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class EndCoup(Operation):
+    """Cards collected and burned; the next coup may begin."""
+
+
+OPERATION_TYPES: dict[str, type[Operation]] = {
+    "open-session": OpenSession,
+    "sit": SitDown,
+    "stand": StandUp,
+    "bet": PlaceBet,
+    "no-more-bets": NoMoreBets,
+    "shuffle": Shuffle,
+    "cut": OfferCut,
+    "deal": DealCard,
+    "identify": IdentifyCard,
+    "expose": ExposeCard,
+    "look": PlayerLooks,
+    "end-deal": EndDeal,
+    "fold": Fold,
+    "raise": Raise,
+    "buy": BuyCard,
+    "deal-bought": DealBoughtCard,
+    "timeout": DecisionTimeout,
+    "show-dealer": ShowDealerHand,
+    "settle": Settle,
+    "paid": PaymentDone,
+    "void": DeclareVoid,
+    "end-coup": EndCoup,
+}
+_KIND_BY_TYPE = {op_type: kind for kind, op_type in OPERATION_TYPES.items()}

@@ -1,0 +1,226 @@
+"""Settlement of a coup: every bet's outcome, in integer cents, with its reason.
+
+Seed 000: the dealer qualifies with ace-king or better; if not, « pas de jeu »:
+antes paid even money, raises returned. If he does, each hand is compared with
+his; equal hands are void (a push); a beaten hand loses ante and raise. The
+dealer pays counter-clockwise, from his right: seat 7 first, seat 1 last.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Sequence
+
+from .cards import Card
+from .profile import TableRules
+from .ranking import ACE_KING, HandValue, evaluate
+
+
+class Outcome(enum.Enum):
+    WIN = "win"
+    LOSE = "lose"
+    PUSH = "push"
+    RETURNED = "returned"
+
+
+class Line(enum.Enum):
+    """What a payout line settles, in the order the dealer pays a seat."""
+
+    ANTE = "ante"
+    RAISE = "raise"
+    PURCHASE = "purchase"
+    BONUS = "bonus"
+    JACKPOT = "jackpot"
+
+
+@dataclass(frozen=True, slots=True)
+class Payout:
+    seat: int
+    line: Line
+    stake: int
+    outcome: Outcome
+    #: the player's gain in cents: the amount paid on a win, minus the stake on a loss
+    net: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class SeatInput:
+    """What settlement needs of one seat."""
+
+    seat: int
+    ante: int
+    raise_amount: int  # 0 when folded
+    folded: bool
+    bonus: int
+    jackpot: int
+    #: the final five cards (after a purchase)
+    cards: tuple[Card, ...]
+    #: the first five cards dealt, for the progressive jackpot
+    first_five: tuple[Card, ...]
+    purchase_price: int = 0
+    hand_void: bool = False
+
+
+@dataclass(frozen=True)
+class Settlement:
+    dealer_value: HandValue | None
+    dealer_qualifies: bool
+    void: bool
+    #: every line, in paying order (seat 7 down to seat 1)
+    payouts: tuple[Payout, ...]
+    announcements: tuple[str, ...]
+    hand_values: dict[int, HandValue]
+
+    @property
+    def paying_order(self) -> tuple[int, ...]:
+        seats: list[int] = []
+        for payout in self.payouts:
+            if not seats or seats[-1] != payout.seat:
+                seats.append(payout.seat)
+        return tuple(seats)
+
+    def net_for(self, seat: int) -> int:
+        return sum(p.net for p in self.payouts if p.seat == seat)
+
+    @property
+    def house_net(self) -> int:
+        return -sum(p.net for p in self.payouts)
+
+
+def _euros(cents: int) -> str:
+    return f"{cents // 100},{cents % 100:02d} €"
+
+
+def settle(
+    rules: TableRules,
+    seats: Sequence[SeatInput],
+    dealer_cards: Sequence[Card] | None,
+    jackpot_meter: int = 0,
+    coup_void: bool = False,
+) -> Settlement:
+    """Settle every seat. ``dealer_cards`` may be None only when the coup is void."""
+    profile = rules.profile
+    ordered = sorted(seats, key=lambda s: s.seat, reverse=True)  # counter-clockwise
+    payouts: list[Payout] = []
+    values: dict[int, HandValue] = {}
+
+    if coup_void:
+        for seat in ordered:
+            payouts.extend(_returned(seat, "coup nul"))
+        return Settlement(None, False, True, tuple(payouts), ("Coup nul",), values)
+
+    # The dealer's hand is needed only when some hand is contested.
+    dealer = evaluate(dealer_cards) if dealer_cards else None
+    qualifies = dealer is not None and dealer >= ACE_KING
+    contested = beaten = 0
+    bonus_paid = False
+    for seat in ordered:
+        if seat.hand_void:
+            payouts.extend(_returned(seat, "main nulle"))
+            continue
+        lines: list[Payout] = []
+        if seat.folded:
+            lines.append(Payout(seat.seat, Line.ANTE, seat.ante, Outcome.LOSE, -seat.ante, "passe"))
+            if seat.bonus:
+                lines.append(Payout(seat.seat, Line.BONUS, seat.bonus, Outcome.LOSE, -seat.bonus, "passe"))
+        else:
+            if dealer is None:
+                raise ValueError(f"seat {seat.seat} raised: the dealer's five cards are needed")
+            value = evaluate(seat.cards)
+            values[seat.seat] = value
+            category = value.category
+            name = value.describe_fr()
+            contested += 1
+            if seat.purchase_price:
+                lines.append(Payout(seat.seat, Line.PURCHASE, seat.purchase_price, Outcome.LOSE,
+                                    -seat.purchase_price, "achat de carte"))
+            if not qualifies:
+                ante_win = seat.ante * profile.ante_pays_when_not_qualified
+                lines.append(Payout(seat.seat, Line.ANTE, seat.ante, Outcome.WIN, ante_win,
+                                    f"pas de jeu : ante payée {profile.ante_pays_when_not_qualified} pour 1"))
+                paid_from = profile.raise_paid_when_not_qualified_from
+                if paid_from is not None and category >= paid_from:
+                    multiple = profile.raise_pays(category)
+                    lines.append(Payout(seat.seat, Line.RAISE, seat.raise_amount, Outcome.WIN,
+                                        seat.raise_amount * multiple,
+                                        f"pas de jeu, {name} : relance payée {multiple} pour 1"))
+                else:
+                    lines.append(Payout(seat.seat, Line.RAISE, seat.raise_amount, Outcome.RETURNED, 0,
+                                        "pas de jeu : relance rendue"))
+            elif value > dealer:
+                multiple = profile.raise_pays(category)
+                lines.append(Payout(seat.seat, Line.ANTE, seat.ante, Outcome.WIN, seat.ante,
+                                    f"{name} bat {dealer.describe_fr()} : ante payée 1 pour 1"))
+                lines.append(Payout(seat.seat, Line.RAISE, seat.raise_amount, Outcome.WIN,
+                                    seat.raise_amount * multiple,
+                                    f"{name} : relance payée {multiple} pour 1"))
+            elif value == dealer:
+                for line, stake in ((Line.ANTE, seat.ante), (Line.RAISE, seat.raise_amount)):
+                    lines.append(Payout(seat.seat, line, stake, Outcome.PUSH, 0, f"égalité ({name})"))
+            else:
+                beaten += 1
+                reason = f"{dealer.describe_fr()} bat {name}"
+                lines.append(Payout(seat.seat, Line.ANTE, seat.ante, Outcome.LOSE, -seat.ante, reason))
+                lines.append(Payout(seat.seat, Line.RAISE, seat.raise_amount, Outcome.LOSE,
+                                    -seat.raise_amount, reason))
+            if seat.bonus:
+                bonus_line = _bonus(rules, seat, value, dealer, qualifies)
+                bonus_paid = bonus_paid or bonus_line.outcome is Outcome.WIN
+                lines.append(bonus_line)
+        if seat.jackpot:
+            lines.append(_jackpot(rules, seat, jackpot_meter))
+        payouts.extend(lines)
+
+    announcements: list[str] = []
+    if contested and not qualifies:
+        announcements.append("Pas de jeu")
+    elif contested and beaten == contested:
+        announcements.append("La banque gagne")
+    if bonus_paid:
+        announcements.append("Bonus payé")
+    return Settlement(dealer, qualifies, False, tuple(payouts), tuple(announcements), values)
+
+
+def _returned(seat: SeatInput, reason: str) -> list[Payout]:
+    stakes = ((Line.ANTE, seat.ante), (Line.RAISE, seat.raise_amount), (Line.PURCHASE, seat.purchase_price),
+              (Line.BONUS, seat.bonus), (Line.JACKPOT, seat.jackpot))
+    return [Payout(seat.seat, line, stake, Outcome.RETURNED, 0, reason) for line, stake in stakes if stake]
+
+
+def _bonus(rules: TableRules, seat: SeatInput, value: HandValue, dealer: HandValue, qualifies: bool) -> Payout:
+    """Seed 002: paid from a flush up, even when the dealer does not qualify;
+    lost when the dealer qualifies and beats the player, or after a card purchase."""
+    profile = rules.profile
+    multiple = profile.bonus_pays(value.category)
+
+    def lost(reason: str) -> Payout:
+        return Payout(seat.seat, Line.BONUS, seat.bonus, Outcome.LOSE, -seat.bonus, reason)
+
+    if seat.purchase_price and profile.purchase_forfeits_bonus:
+        return lost("achat de carte : bonus perdu")
+    if not multiple:
+        return lost(f"{value.describe_fr()} : pas de bonus")
+    if qualifies and value < dealer:
+        return lost("main battue par le croupier : bonus perdu")
+    if not qualifies and not profile.bonus_paid_when_not_qualified:
+        return lost("pas de jeu : bonus perdu")
+    return Payout(seat.seat, Line.BONUS, seat.bonus, Outcome.WIN, seat.bonus * multiple,
+                  f"{value.category.name_fr} : bonus payé {multiple} fois la mise")
+
+
+def _jackpot(rules: TableRules, seat: SeatInput, meter: int) -> Payout:
+    """Seed 004: paid on the first five cards, whatever the dealer holds."""
+    profile = rules.profile
+    if seat.folded and profile.jackpot_forfeited_by_fold:
+        return Payout(seat.seat, Line.JACKPOT, seat.jackpot, Outcome.LOSE, -seat.jackpot, "passe : jackpot perdu")
+    category = evaluate(seat.first_five).category
+    award = profile.jackpot_paytable.get(category)
+    if award is None:
+        return Payout(seat.seat, Line.JACKPOT, seat.jackpot, Outcome.LOSE, -seat.jackpot,
+                      f"{category.name_fr} : pas de jackpot")
+    amount = award.amount(meter)
+    return Payout(seat.seat, Line.JACKPOT, seat.jackpot, Outcome.WIN, amount - seat.jackpot,
+                  f"{category.name_fr} : jackpot {_euros(amount)}")
+

@@ -1,0 +1,79 @@
+"""The table's state, flags and payouts as plain data (for JSON, the bus and the displays)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .cards import Card
+from .flags import Flag
+from .operations import DEALER
+from .settlement import Settlement
+from .table import Table
+
+
+def _cards(cards: list[Card | None]) -> list[str | None]:
+    return [None if card is None else str(card) for card in cards]
+
+
+def flag_data(flag: Flag) -> dict[str, Any]:
+    return {
+        "kind": flag.kind.value,
+        "label_fr": flag.kind.label_fr,
+        "severity": flag.severity.name.lower(),
+        "seat": flag.seat,
+        "op_index": flag.op_index,
+        "detail": flag.detail,
+    }
+
+
+def settlement_data(settlement: Settlement) -> dict[str, Any]:
+    return {
+        "void": settlement.void,
+        "dealer_hand": settlement.dealer_value.describe_fr() if settlement.dealer_value else None,
+        "dealer_qualifies": settlement.dealer_qualifies,
+        "announcements": list(settlement.announcements),
+        "paying_order": list(settlement.paying_order),
+        "hands": {str(seat): value.category.name_fr for seat, value in settlement.hand_values.items()},
+        "payouts": [
+            {
+                "seat": p.seat,
+                "line": p.line.value,
+                "stake": p.stake,
+                "outcome": p.outcome.value,
+                "net": p.net,
+                "reason": p.reason,
+            }
+            for p in settlement.payouts
+        ],
+        "house_net": settlement.house_net,
+    }
+
+
+def table_summary(table: Table) -> dict[str, Any]:
+    seats = {}
+    for number, seat in table.seats.items():
+        if not (seat.occupied or seat.in_play or any(seat.bets.values())):
+            continue
+        seats[str(number)] = {
+            "occupied": seat.occupied,
+            "in_play": seat.in_play,
+            "bets": {box.value: amount for box, amount in seat.bets.items() if amount},
+            "fixed_bets": {box.value: amount for box, amount in seat.fixed.items()},
+            "cards": _cards(seat.hand.cards),
+            "decision": seat.decision.value if seat.decision else None,
+            "raise": seat.raise_amount,
+            "hand_void": seat.hand_void,
+        }
+    return {
+        "profile": table.rules.profile.name,
+        "phase": table.phase.value,
+        "coup": table.coup.number,
+        "operations": len(table.log),
+        "coup_void": table.coup.void,
+        "dealer": {"cards": _cards(table.hand_of(DEALER).cards), "face_up": table.hand_of(DEALER).face_up},
+        "seats": seats,
+        "expected_position": table.expected_position() if table.phase.value == "dealing" else None,
+        "payments_due": table.payments_due(),
+        "flags": [flag_data(flag) for flag in table.flags],
+        "settlements": [settlement_data(s) for s in table.settlements],
+    }

@@ -1,0 +1,778 @@
+"""The table as a log of operations (after pokerkit's state model).
+
+``Table.apply(op)`` first checks the operation against the state and refuses it
+with a reason (``ActionRefused``) when the state cannot take it; otherwise it
+appends the operation to the log, updates the state and records any
+irregularity as a ``Flag``. ``verify(op)`` only checks, ``can(op)`` answers
+yes or no. Replaying the same log gives the same state, flags and payouts.
+
+What is refused and what is flagged: an operation that makes no sense in the
+state (a raise before the deal, a card dealt to seat 9) is refused; something
+that happened at the table against the rules (a card dealt out of turn, a bet
+moved after « rien ne va plus ») is recorded and flagged, because it did happen.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, TypeVar
+
+from .cards import Card
+from .errors import ActionRefused
+from .flags import Flag, FlagKind, Severity
+from .operations import (
+    DEALER,
+    Box,
+    BuyCard,
+    DealBoughtCard,
+    DealCard,
+    DecisionTimeout,
+    DeclareVoid,
+    EndCoup,
+    EndDeal,
+    ExposeCard,
+    Fold,
+    IdentifyCard,
+    NoMoreBets,
+    OfferCut,
+    OpenSession,
+    Operation,
+    PaymentDone,
+    PlaceBet,
+    PlayerLooks,
+    Raise,
+    Settle,
+    ShowDealerHand,
+    Shuffle,
+    SitDown,
+    StandUp,
+)
+from .profile import TableRules
+from .ranking import evaluate
+from .settlement import Outcome, SeatInput, Settlement, settle
+
+HAND_SIZE = 5
+#: Seed 000: « mélangé cinq fois et coupé deux fois ».
+SHUFFLES, CUTS = 5, 2
+
+
+class Phase(enum.Enum):
+    CLOSED = "closed"  # no session open: the cards are not yet counted
+    BETTING = "betting"
+    DEALING = "dealing"  # after « rien ne va plus »: shuffle, cut, deal
+    DECISIONS = "decisions"
+    SHOWDOWN = "showdown"  # the dealer's hand is shown
+    PAYING = "paying"  # settled; payments being made
+
+
+class Decision(enum.Enum):
+    FOLD = "fold"
+    RAISE = "raise"
+
+
+@dataclass
+class Hand:
+    cards: list[Card | None] = field(default_factory=list)
+    face_up: list[bool] = field(default_factory=list)
+
+
+@dataclass
+class SeatState:
+    number: int
+    occupied: bool = False
+    #: the chips seen in each box now
+    bets: dict[Box, int] = field(default_factory=dict)
+    #: the bets as they stood at « rien ne va plus »: these are settled
+    fixed: dict[Box, int] = field(default_factory=dict)
+    in_play: bool = False
+    hand: Hand = field(default_factory=Hand)
+    hand_void: bool = False
+    decision: Decision | None = None
+    raise_amount: int = 0
+    discard: int | None = None
+    discarded: Card | None = None
+    purchase_price: int = 0
+    bought_card_dealt: bool = False
+
+    @property
+    def first_five(self) -> list[Card | None]:
+        """The five cards first dealt, the discarded one in place of a bought one."""
+        cards = list(self.hand.cards)
+        if self.discard is not None and self.bought_card_dealt:
+            cards[self.discard] = self.discarded
+        return cards
+
+
+@dataclass
+class CoupState:
+    number: int
+    start_index: int
+    dealer: Hand = field(default_factory=Hand)
+    shuffled: bool = False
+    cut_done: bool = False
+    cut_offers: list[int] = field(default_factory=list)
+    deal_without_cut_flagged: bool = False
+    void: bool = False
+    decisions_started_at: int | None = None
+    settlement: Settlement | None = None
+    paid: list[int] = field(default_factory=list)
+    seen: set[Card] = field(default_factory=set)
+
+
+Op = TypeVar("Op", bound=Operation)
+
+
+class Table:
+    """One table's session: its log, its state and its flags."""
+
+    def __init__(self, rules: TableRules) -> None:
+        self.rules = rules
+        self.log: list[Operation] = []
+        self.flags: list[Flag] = []
+        self.phase = Phase.CLOSED
+        self.seats = {number: SeatState(number) for number in rules.seats}
+        self.coup = CoupState(number=1, start_index=0)
+        self.settlements: list[Settlement] = []
+        self._handlers: dict[type[Operation], tuple[Callable[..., None], Callable[..., None]]] = {
+            OpenSession: (self._verify_open_session, self._open_session),
+            SitDown: (self._verify_sit_down, self._sit_down),
+            StandUp: (self._verify_stand_up, self._stand_up),
+            PlaceBet: (self._verify_place_bet, self._place_bet),
+            NoMoreBets: (self._verify_no_more_bets, self._no_more_bets),
+            Shuffle: (self._verify_shuffle, self._shuffle),
+            OfferCut: (self._verify_offer_cut, self._offer_cut),
+            DealCard: (self._verify_deal_card, self._deal_card),
+            IdentifyCard: (self._verify_identify_card, self._identify_card),
+            ExposeCard: (self._verify_expose_card, self._expose_card),
+            PlayerLooks: (self._verify_player_looks, self._player_looks),
+            EndDeal: (self._verify_end_deal, self._end_deal),
+            Fold: (self._verify_fold, self._fold),
+            Raise: (self._verify_raise, self._raise),
+            BuyCard: (self._verify_buy_card, self._buy_card),
+            DealBoughtCard: (self._verify_deal_bought_card, self._deal_bought_card),
+            DecisionTimeout: (self._verify_decision_timeout, self._decision_timeout),
+            ShowDealerHand: (self._verify_show_dealer_hand, self._show_dealer_hand),
+            Settle: (self._verify_settle, self._settle),
+            PaymentDone: (self._verify_payment_done, self._payment_done),
+            DeclareVoid: (self._verify_declare_void, self._declare_void),
+            EndCoup: (self._verify_end_coup, self._end_coup),
+        }
+
+    # --- the generic interface ---------------------------------------------
+
+    @classmethod
+    def replay(cls, rules: TableRules, operations: Iterable[Operation]) -> Table:
+        table = cls(rules)
+        for operation in operations:
+            table.apply(operation)
+        return table
+
+    def verify(self, op: Operation) -> None:
+        """Raise ``ActionRefused`` with the reason if ``op`` cannot be applied now."""
+        handlers = self._handlers.get(type(op))
+        if handlers is None:
+            raise ActionRefused(type(op).__name__, "not an operation of the table")
+        if self.log and op.t < self.log[-1].t:
+            raise ActionRefused(op.kind, f"time {op.t} ms is before the last operation's {self.log[-1].t} ms")
+        handlers[0](op)
+
+    def can(self, op: Operation) -> bool:
+        try:
+            self.verify(op)
+        except ActionRefused:
+            return False
+        return True
+
+    def apply(self, op: Op) -> Op:
+        """Check ``op``, then append it to the log and update the state."""
+        self.verify(op)
+        self.log.append(op)
+        self._handlers[type(op)][1](op)
+        return op
+
+    # --- named actions, for readable callers --------------------------------
+
+    def open_session(self, t: int, cards: Iterable[Card]) -> OpenSession:
+        return self.apply(OpenSession(t, tuple(cards)))
+
+    def sit_down(self, t: int, seat: int) -> SitDown:
+        return self.apply(SitDown(t, seat))
+
+    def stand_up(self, t: int, seat: int) -> StandUp:
+        return self.apply(StandUp(t, seat))
+
+    def place_bet(self, t: int, seat: int, box: Box, amount: int) -> PlaceBet:
+        return self.apply(PlaceBet(t, seat, box, amount))
+
+    def no_more_bets(self, t: int) -> NoMoreBets:
+        return self.apply(NoMoreBets(t))
+
+    def shuffle(self, t: int, shuffles: int = SHUFFLES, cuts: int = CUTS) -> Shuffle:
+        return self.apply(Shuffle(t, shuffles, cuts))
+
+    def offer_cut(self, t: int, seat: int, accepted: bool) -> OfferCut:
+        return self.apply(OfferCut(t, seat, accepted))
+
+    def deal_card(self, t: int, position: int, card: Card | None, face_up: bool = False) -> DealCard:
+        return self.apply(DealCard(t, position, card, face_up))
+
+    def identify_card(self, t: int, position: int, index: int, card: Card) -> IdentifyCard:
+        return self.apply(IdentifyCard(t, position, index, card))
+
+    def expose_card(self, t: int, position: int, index: int) -> ExposeCard:
+        return self.apply(ExposeCard(t, position, index))
+
+    def player_looks(self, t: int, seat: int) -> PlayerLooks:
+        return self.apply(PlayerLooks(t, seat))
+
+    def end_deal(self, t: int) -> EndDeal:
+        return self.apply(EndDeal(t))
+
+    def fold(self, t: int, seat: int) -> Fold:
+        return self.apply(Fold(t, seat))
+
+    def raise_(self, t: int, seat: int, amount: int) -> Raise:
+        return self.apply(Raise(t, seat, amount))
+
+    def buy_card(self, t: int, seat: int, discard: int, price: int) -> BuyCard:
+        return self.apply(BuyCard(t, seat, discard, price))
+
+    def deal_bought_card(self, t: int, seat: int, card: Card | None) -> DealBoughtCard:
+        return self.apply(DealBoughtCard(t, seat, card))
+
+    def decision_timeout(self, t: int, seat: int) -> DecisionTimeout:
+        return self.apply(DecisionTimeout(t, seat))
+
+    def show_dealer_hand(self, t: int) -> ShowDealerHand:
+        return self.apply(ShowDealerHand(t))
+
+    def settle(self, t: int, jackpot_meter: int = 0) -> Settle:
+        return self.apply(Settle(t, jackpot_meter))
+
+    def payment_done(self, t: int, seat: int) -> PaymentDone:
+        return self.apply(PaymentDone(t, seat))
+
+    def declare_void(self, t: int, reason: str) -> DeclareVoid:
+        return self.apply(DeclareVoid(t, reason))
+
+    def end_coup(self, t: int) -> EndCoup:
+        return self.apply(EndCoup(t))
+
+    # --- what the state says --------------------------------------------------
+
+    @property
+    def settlement(self) -> Settlement | None:
+        return self.coup.settlement
+
+    def players_in_play(self) -> list[int]:
+        return [number for number, seat in self.seats.items() if seat.in_play]
+
+    def hand_of(self, position: int) -> Hand:
+        return self.coup.dealer if position == DEALER else self.seats[position].hand
+
+    def coup_flags(self) -> list[Flag]:
+        return [flag for flag in self.flags if flag.op_index >= self.coup.start_index]
+
+    def coup_log(self) -> list[Operation]:
+        return self.log[self.coup.start_index:]
+
+    def expected_position(self) -> int | None:
+        """Who gets the next card of the deal: seat by seat from the dealer's
+        left, then the dealer, five rounds (seed 000). None when it is done."""
+        order = self.players_in_play() + [DEALER]
+        for round_number in range(1, HAND_SIZE + 1):
+            for position in order:
+                if len(self.hand_of(position).cards) < round_number:
+                    return position
+        return None
+
+    def payments_due(self) -> list[int]:
+        """Seats still to be paid, in paying order (counter-clockwise)."""
+        settlement = self.coup.settlement
+        if settlement is None:
+            return []
+        owed = [seat for seat in settlement.paying_order
+                if any(p.seat == seat and p.outcome is Outcome.WIN for p in settlement.payouts)]
+        return [seat for seat in owed if seat not in self.coup.paid]
+
+    # --- helpers ----------------------------------------------------------------
+
+    def _cards_dealt(self) -> bool:
+        return bool(self.coup.dealer.cards) or any(seat.hand.cards for seat in self.seats.values())
+
+    def _flag(self, kind: FlagKind, severity: Severity, seat: int | None, detail: str) -> None:
+        self.flags.append(Flag(kind, severity, seat, len(self.log) - 1, detail))
+
+    def _refuse_unless(self, condition: bool, op: Operation, reason: str) -> None:
+        if not condition:
+            raise ActionRefused(op.kind, reason)
+
+    def _require_phase(self, op: Operation, *phases: Phase) -> None:
+        if self.phase not in phases:
+            wanted = " or ".join(phase.value for phase in phases)
+            raise ActionRefused(op.kind, f"the table is in phase '{self.phase.value}', not {wanted}")
+
+    def _require_seat(self, op: Operation, seat: int) -> SeatState:
+        if seat not in self.seats:
+            raise ActionRefused(op.kind, f"seat {seat} is not one of the table's seats 1..{len(self.seats)}")
+        return self.seats[seat]
+
+    def _require_player(self, op: Operation, seat: int) -> SeatState:
+        state = self._require_seat(op, seat)
+        self._refuse_unless(state.in_play, op, f"seat {seat} has no hand in this coup")
+        return state
+
+    def _require_position(self, op: Operation, position: int) -> Hand:
+        if position == DEALER:
+            return self.coup.dealer
+        return self._require_seat(op, position).hand
+
+    def _see(self, card: Card | None, position: int) -> None:
+        """Seed 000 deals from one deck of 52: a card seen twice is a foreign card."""
+        if card is None:
+            return
+        if card in self.coup.seen:
+            where = "the dealer" if position == DEALER else f"seat {position}"
+            self._flag(FlagKind.DUPLICATE_CARD, Severity.CRITICAL, position,
+                       f"{card} seen a second time in this coup (at {where})")
+        self.coup.seen.add(card)
+
+    # --- session and seats --------------------------------------------------------
+
+    def _verify_open_session(self, op: OpenSession) -> None:
+        self._require_phase(op, Phase.CLOSED, Phase.BETTING)
+        distinct = set(op.cards)
+        if len(op.cards) != 52 or len(distinct) != 52:
+            from .cards import full_deck
+
+            missing = [str(card) for card in full_deck() if card not in distinct]
+            doubled = sorted({str(card) for card in op.cards if op.cards.count(card) > 1})
+            raise ActionRefused(
+                op.kind,
+                f"the deck counts {len(op.cards)} cards, {len(distinct)} distinct; "
+                f"missing: {' '.join(missing) or 'none'}; twice: {' '.join(doubled) or 'none'}",
+            )
+
+    def _open_session(self, op: OpenSession) -> None:
+        self.phase = Phase.BETTING
+
+    def _verify_sit_down(self, op: SitDown) -> None:
+        self._require_phase(op, Phase.CLOSED, Phase.BETTING)
+        seat = self._require_seat(op, op.seat)
+        self._refuse_unless(not seat.occupied, op, f"seat {op.seat} is already taken")
+
+    def _sit_down(self, op: SitDown) -> None:
+        self.seats[op.seat].occupied = True
+
+    def _verify_stand_up(self, op: StandUp) -> None:
+        seat = self._require_seat(op, op.seat)
+        self._refuse_unless(seat.occupied, op, f"seat {op.seat} is vacant")
+        self._refuse_unless(not seat.in_play, op, f"seat {op.seat} has a hand in play")
+
+    def _stand_up(self, op: StandUp) -> None:
+        self.seats[op.seat].occupied = False
+
+    # --- bets ---------------------------------------------------------------
+
+    def _verify_place_bet(self, op: PlaceBet) -> None:
+        self._require_phase(op, Phase.BETTING, Phase.DEALING, Phase.DECISIONS, Phase.SHOWDOWN, Phase.PAYING)
+        self._require_seat(op, op.seat)
+        self._refuse_unless(op.amount >= 0, op, f"a bet of {op.amount} cents is negative")
+
+    def _place_bet(self, op: PlaceBet) -> None:
+        seat = self.seats[op.seat]
+        before = seat.bets.get(op.box, 0)
+        seat.bets[op.box] = op.amount
+        if self.phase is Phase.BETTING:
+            if not seat.occupied and op.amount:
+                # Seed 000: « ne peuvent miser sur les emplacements vacants ».
+                self._flag(FlagKind.BET_ON_VACANT_SEAT, Severity.WARNING, op.seat,
+                           f"{op.box.value} {op.amount} cents on vacant seat {op.seat}")
+            return
+        if self.phase is Phase.PAYING or before == op.amount:
+            return  # paying and collecting move chips; that is the point
+        collecting = op.amount == 0 and (
+            (op.box is Box.BONUS and seat.purchase_price > 0)
+            or (seat.decision is Decision.FOLD and op.box in (Box.ANTE, Box.BONUS, Box.JACKPOT))
+        )
+        if not collecting:
+            # Seed 000: « ne peuvent être placées, modifiées ou retirées après le rien ne va plus ».
+            self._flag(FlagKind.BET_AFTER_NO_MORE_BETS, Severity.CRITICAL, op.seat,
+                       f"{op.box.value} of seat {op.seat} went from {before} to {op.amount} cents "
+                       f"after « rien ne va plus »; the bet as fixed then is settled")
+
+    def _verify_no_more_bets(self, op: NoMoreBets) -> None:
+        self._require_phase(op, Phase.BETTING)
+        players = [n for n, s in self.seats.items() if s.occupied and s.bets.get(Box.ANTE, 0) > 0]
+        self._refuse_unless(bool(players), op, "no occupied seat has an ante")
+
+    def _no_more_bets(self, op: NoMoreBets) -> None:
+        rules, profile = self.rules, self.rules.profile
+        for number, seat in self.seats.items():
+            seat.fixed = {box: amount for box, amount in seat.bets.items() if amount}
+            ante = seat.fixed.get(Box.ANTE, 0)
+            seat.in_play = seat.occupied and ante > 0
+            if not seat.occupied:
+                continue
+            if ante and not rules.minimum_cents <= ante <= rules.maximum_cents:
+                self._flag(FlagKind.BET_OUTSIDE_LIMITS, Severity.WARNING, number,
+                           f"ante {ante} cents outside the table's {rules.minimum_cents}..{rules.maximum_cents}")
+            for box, offered, stake, kind in (
+                (Box.BONUS, rules.bonus, rules.bonus_stake_cents if rules.bonus else 0, FlagKind.BONUS_STAKE_WRONG),
+                (Box.JACKPOT, rules.jackpot, profile.jackpot_stake_cents, FlagKind.JACKPOT_STAKE_WRONG),
+            ):
+                amount = seat.fixed.get(box, 0)
+                if not amount:
+                    continue
+                if not offered:
+                    self._flag(FlagKind.SIDE_BET_NOT_OFFERED, Severity.WARNING, number,
+                               f"{box.value} {amount} cents: this table does not offer it; returned")
+                    del seat.fixed[box]
+                elif not ante:
+                    self._flag(FlagKind.SIDE_BET_WITHOUT_ANTE, Severity.WARNING, number,
+                               f"{box.value} {amount} cents without an ante; returned")
+                    del seat.fixed[box]
+                elif amount != stake:
+                    self._flag(kind, Severity.WARNING, number,
+                               f"{box.value} stake {amount} cents, the profile's is {stake}")
+        in_play = self.players_in_play()
+        if len(in_play) > profile.players_max:
+            self._flag(FlagKind.TOO_MANY_PLAYERS, Severity.WARNING, None,
+                       f"{len(in_play)} players, the profile allows {profile.players_max}")
+        self.phase = Phase.DEALING
+
+    # --- shuffle, cut, deal ---------------------------------------------------
+
+    def _verify_shuffle(self, op: Shuffle) -> None:
+        self._require_phase(op, Phase.DEALING)
+        self._refuse_unless(not self._cards_dealt(), op, "the deal has begun")
+
+    def _shuffle(self, op: Shuffle) -> None:
+        self.coup.shuffled = True
+        self.coup.cut_done = False
+        self.coup.cut_offers = []
+        if (op.shuffles, op.cuts) != (SHUFFLES, CUTS):
+            self._flag(FlagKind.SHUFFLE_INCOMPLETE, Severity.WARNING, None,
+                       f"{op.shuffles} shuffles and {op.cuts} cuts; the rule is {SHUFFLES} and {CUTS}")
+
+    def _expected_cut_seat(self) -> int:
+        """The player at the dealer's far left first, refusals passing clockwise,
+        back to the first when all refuse (seed 000)."""
+        players = self.players_in_play()
+        return players[len(self.coup.cut_offers) % len(players)]
+
+    def _verify_offer_cut(self, op: OfferCut) -> None:
+        self._require_phase(op, Phase.DEALING)
+        self._refuse_unless(self.coup.shuffled, op, "the cards have not been shuffled")
+        self._refuse_unless(not self.coup.cut_done, op, "the cut is already made")
+        self._require_player(op, op.seat)
+
+    def _offer_cut(self, op: OfferCut) -> None:
+        expected = self._expected_cut_seat()
+        if op.seat != expected:
+            self._flag(FlagKind.CUT_OUT_OF_ORDER, Severity.INFO, op.seat,
+                       f"cut offered to seat {op.seat}; it was seat {expected}'s turn")
+        self.coup.cut_offers.append(op.seat)
+        self.coup.cut_done = op.accepted
+
+    def _verify_deal_card(self, op: DealCard) -> None:
+        self._require_phase(op, Phase.DEALING)
+        self._require_position(op, op.position)
+
+    def _deal_card(self, op: DealCard) -> None:
+        coup = self.coup
+        if not (coup.shuffled and coup.cut_done) and not coup.deal_without_cut_flagged:
+            coup.deal_without_cut_flagged = True
+            self._flag(FlagKind.DEAL_WITHOUT_CUT, Severity.WARNING, None,
+                       "dealing began before the shuffle and the player's cut were recorded")
+        expected = self.expected_position()
+        hand = self.hand_of(op.position)
+        if op.position != expected:
+            if DEALER in (op.position, expected):
+                kind = FlagKind.DEALER_OUT_OF_TURN
+            else:
+                kind = FlagKind.CARD_OUT_OF_TURN
+            who = "the dealer" if op.position == DEALER else f"seat {op.position}"
+            turn = "nobody (the deal is complete)" if expected is None else (
+                "the dealer" if expected == DEALER else f"seat {expected}")
+            self._flag(kind, Severity.WARNING, op.position, f"card dealt to {who}; it was the turn of {turn}")
+        dealer_fifth = op.position == DEALER and len(hand.cards) == HAND_SIZE - 1
+        if op.face_up and not dealer_fifth:
+            # Seed 000: « Une carte exposée ne constitue pas une maldonne. Elle est retournée et la donne se poursuit. »
+            self._flag(FlagKind.CARD_EXPOSED, Severity.WARNING, op.position,
+                       f"card {len(hand.cards) + 1} of {'the dealer' if op.position == DEALER else f'seat {op.position}'}"
+                       f" dealt face up ({op.card or 'unidentified'}); turned over, the deal goes on")
+        hand.cards.append(op.card)
+        hand.face_up.append(op.face_up and dealer_fifth)
+        self._see(op.card, op.position)
+
+    def _verify_identify_card(self, op: IdentifyCard) -> None:
+        self._require_phase(op, Phase.DEALING, Phase.DECISIONS, Phase.SHOWDOWN, Phase.PAYING)
+        hand = self._require_position(op, op.position)
+        self._refuse_unless(0 <= op.index < len(hand.cards), op,
+                            f"position {op.position} holds {len(hand.cards)} cards, no card {op.index + 1}")
+        known = hand.cards[op.index]
+        self._refuse_unless(known is None or known == op.card, op,
+                            f"card {op.index + 1} of position {op.position} is already known as {known}")
+        self._refuse_unless(not (self.phase is Phase.PAYING and known is None), op,
+                            "the coup is settled: its cards can no longer change")
+
+    def _identify_card(self, op: IdentifyCard) -> None:
+        hand = self.hand_of(op.position)
+        if hand.cards[op.index] is None:
+            hand.cards[op.index] = op.card
+            self._see(op.card, op.position)
+            seat = self.seats.get(op.position)
+            if seat is not None and seat.discard == op.index and not seat.bought_card_dealt:
+                seat.discarded = op.card
+
+    def _verify_expose_card(self, op: ExposeCard) -> None:
+        self._require_phase(op, Phase.DEALING, Phase.DECISIONS, Phase.SHOWDOWN)
+        hand = self._require_position(op, op.position)
+        self._refuse_unless(0 <= op.index < len(hand.cards), op,
+                            f"position {op.position} holds {len(hand.cards)} cards, no card {op.index + 1}")
+
+    def _expose_card(self, op: ExposeCard) -> None:
+        hand = self.hand_of(op.position)
+        if self.phase is not Phase.DEALING:
+            hand.face_up[op.index] = True
+            return
+        if op.position == DEALER and op.index == HAND_SIZE - 1:
+            hand.face_up[op.index] = True  # the dealer's fifth card: it must be seen
+            return
+        who = "the dealer" if op.position == DEALER else f"seat {op.position}"
+        self._flag(FlagKind.CARD_EXPOSED, Severity.WARNING, op.position,
+                   f"card {op.index + 1} of {who} seen face up during the deal; turned over, the deal goes on")
+
+    def _verify_player_looks(self, op: PlayerLooks) -> None:
+        self._require_phase(op, Phase.DEALING, Phase.DECISIONS)
+        self._require_player(op, op.seat)
+
+    def _player_looks(self, op: PlayerLooks) -> None:
+        seat = self.seats[op.seat]
+        if self.phase is Phase.DEALING and not seat.hand_void:
+            # Seed 000: « La main d'un joueur est nulle quand celui-ci en prend connaissance avant la fin de la donne. »
+            seat.hand_void = True
+            self._flag(FlagKind.LOOKED_BEFORE_END_OF_DEAL, Severity.CRITICAL, op.seat,
+                       f"seat {op.seat} looked at his cards before the end of the deal: his hand is void")
+
+    def _verify_end_deal(self, op: EndDeal) -> None:
+        self._require_phase(op, Phase.DEALING)
+        self._refuse_unless(self._cards_dealt(), op, "no card has been dealt")
+
+    def _end_deal(self, op: EndDeal) -> None:
+        wrong = []
+        for position in self.players_in_play() + [DEALER]:
+            count = len(self.hand_of(position).cards)
+            if count != HAND_SIZE:
+                wrong.append(f"{'the dealer' if position == DEALER else f'seat {position}'} has {count}")
+        dealer = self.coup.dealer
+        if len(dealer.cards) == HAND_SIZE and not dealer.face_up[-1]:
+            self._flag(FlagKind.DEALER_FIFTH_NOT_SHOWN, Severity.WARNING, DEALER,
+                       "the dealer's fifth card was not dealt face up")
+        if wrong:
+            # Seed 000: « Le coup est nul quand le nombre de cartes composant la main ... est incorrect ».
+            self.coup.void = True
+            self._flag(FlagKind.WRONG_CARD_COUNT, Severity.CRITICAL, None,
+                       f"{'; '.join(wrong)} cards instead of {HAND_SIZE}: the coup is void")
+        self.phase = Phase.DECISIONS
+        self.coup.decisions_started_at = op.t
+
+    # --- decisions --------------------------------------------------------------
+
+    def _require_deciding(self, op: Operation, seat_number: int) -> SeatState:
+        self._require_phase(op, Phase.DECISIONS)
+        self._refuse_unless(not self.coup.void, op, "the coup is void")
+        seat = self._require_player(op, seat_number)
+        self._refuse_unless(not seat.hand_void, op, f"seat {seat_number}'s hand is void")
+        self._refuse_unless(seat.decision is None, op, f"seat {seat_number} has already chosen to {seat.decision and seat.decision.value}")
+        return seat
+
+    def _verify_fold(self, op: Fold) -> None:
+        self._require_deciding(op, op.seat)
+
+    def _fold(self, op: Fold) -> None:
+        self.seats[op.seat].decision = Decision.FOLD
+
+    def _verify_raise(self, op: Raise) -> None:
+        self._require_deciding(op, op.seat)
+        self._refuse_unless(op.amount > 0, op, f"a raise of {op.amount} cents")
+
+    def _raise(self, op: Raise) -> None:
+        seat = self.seats[op.seat]
+        seat.decision = Decision.RAISE
+        seat.raise_amount = op.amount
+        required = seat.fixed[Box.ANTE] * self.rules.profile.raise_multiple
+        if op.amount != required:
+            self._flag(FlagKind.RAISE_NOT_TWICE_ANTE, Severity.CRITICAL, op.seat,
+                       f"raise of {op.amount} cents; the rule is exactly {self.rules.profile.raise_multiple} "
+                       f"times the ante, {required} cents")
+
+    def _verify_buy_card(self, op: BuyCard) -> None:
+        self._require_phase(op, Phase.DECISIONS)
+        self._refuse_unless(self.rules.card_purchase, op, "this table does not offer the card purchase")
+        seat = self._require_player(op, op.seat)
+        self._refuse_unless(seat.decision is Decision.RAISE, op,
+                            f"seat {op.seat} has not raised: a card is bought together with the raise")
+        self._refuse_unless(seat.discard is None, op, f"seat {op.seat} has already bought a card")
+        self._refuse_unless(0 <= op.discard < HAND_SIZE, op, f"card {op.discard + 1} is not one of the five")
+
+    def _buy_card(self, op: BuyCard) -> None:
+        seat = self.seats[op.seat]
+        seat.discard = op.discard
+        seat.discarded = seat.hand.cards[op.discard]
+        seat.purchase_price = op.price
+        required = seat.fixed[Box.ANTE] * self.rules.profile.purchase_price_in_antes
+        if op.price != required:
+            self._flag(FlagKind.PURCHASE_PRICE_WRONG, Severity.CRITICAL, op.seat,
+                       f"card bought for {op.price} cents; the price is the ante, {required} cents")
+
+    def _verify_deal_bought_card(self, op: DealBoughtCard) -> None:
+        self._require_phase(op, Phase.DECISIONS)
+        seat = self._require_player(op, op.seat)
+        self._refuse_unless(seat.discard is not None, op, f"seat {op.seat} has not bought a card")
+        self._refuse_unless(not seat.bought_card_dealt, op, f"seat {op.seat} already has its bought card")
+
+    def _deal_bought_card(self, op: DealBoughtCard) -> None:
+        seat = self.seats[op.seat]
+        waiting = [n for n in self.players_in_play()
+                   if n < op.seat and self.seats[n].discard is not None and not self.seats[n].bought_card_dealt]
+        if waiting:
+            # Seed 002: « Le croupier, dans l'ordre de distribution, distribue au joueur une carte ouverte ».
+            self._flag(FlagKind.PURCHASE_OUT_OF_ORDER, Severity.INFO, op.seat,
+                       f"bought card dealt to seat {op.seat} before seat {waiting[0]}'s")
+        assert seat.discard is not None
+        seat.hand.cards[seat.discard] = op.card
+        seat.hand.face_up[seat.discard] = True
+        seat.bought_card_dealt = True
+        self._see(op.card, op.seat)
+
+    def _verify_decision_timeout(self, op: DecisionTimeout) -> None:
+        profile = self.rules.profile
+        self._refuse_unless(profile.decision_timer, op, f"profile {profile.name} has no decision timer")
+        seat = self._require_deciding(op, op.seat)
+        started = self.coup.decisions_started_at or 0
+        limit = profile.decision_seconds * 1000
+        self._refuse_unless(op.t - started >= limit, op,
+                            f"{(op.t - started) / 1000:.1f} s of the {profile.decision_seconds} s have passed")
+        self._refuse_unless(None not in seat.hand.cards, op,
+                            f"seat {op.seat}'s cards are not all identified: cannot tell a pair")
+
+    def _decision_timeout(self, op: DecisionTimeout) -> None:
+        seat = self.seats[op.seat]
+        profile = self.rules.profile
+        value = evaluate([card for card in seat.hand.cards if card is not None])
+        if profile.auto_raise_from is not None and value.category >= profile.auto_raise_from:
+            seat.decision = Decision.RAISE
+            seat.raise_amount = seat.fixed[Box.ANTE] * profile.raise_multiple
+            outcome = f"raised automatically ({value.category.name_fr})"
+        else:
+            seat.decision = Decision.FOLD
+            outcome = "folded"
+        self._flag(FlagKind.DECISION_TIMEOUT, Severity.INFO, op.seat,
+                   f"seat {op.seat} did not act within {profile.decision_seconds} s: {outcome}")
+
+    # --- showdown and settlement -----------------------------------------------
+
+    def _verify_show_dealer_hand(self, op: ShowDealerHand) -> None:
+        self._require_phase(op, Phase.DECISIONS)
+        self._refuse_unless(not self.coup.void, op, "the coup is void: settle it")
+        for number in self.players_in_play():
+            seat = self.seats[number]
+            if seat.hand_void:
+                continue
+            self._refuse_unless(seat.decision is not None, op, f"seat {number} has not decided")
+            self._refuse_unless(seat.discard is None or seat.bought_card_dealt, op,
+                                f"seat {number}'s bought card has not been dealt")
+
+    def _show_dealer_hand(self, op: ShowDealerHand) -> None:
+        for number in self.players_in_play():
+            seat = self.seats[number]
+            if seat.purchase_price and self.rules.profile.purchase_forfeits_bonus and seat.bets.get(Box.BONUS, 0):
+                # Seed 002: « la mise est aussitôt récupérée par le croupier ».
+                self._flag(FlagKind.BONUS_KEPT_AFTER_PURCHASE, Severity.CRITICAL, number,
+                           f"seat {number} bought a card but its bonus stake is still on the felt")
+        for index in range(len(self.coup.dealer.face_up)):
+            self.coup.dealer.face_up[index] = True
+        self.phase = Phase.SHOWDOWN
+
+    def _seat_inputs(self) -> list[SeatInput]:
+        inputs = []
+        for number in self.players_in_play():
+            seat = self.seats[number]
+            inputs.append(SeatInput(
+                seat=number,
+                ante=seat.fixed.get(Box.ANTE, 0),
+                raise_amount=seat.raise_amount if seat.decision is Decision.RAISE else 0,
+                folded=seat.decision is Decision.FOLD,
+                bonus=seat.fixed.get(Box.BONUS, 0),
+                jackpot=seat.fixed.get(Box.JACKPOT, 0),
+                cards=tuple(card for card in seat.hand.cards if card is not None),
+                first_five=tuple(card for card in seat.first_five if card is not None),
+                purchase_price=seat.purchase_price,
+                hand_void=seat.hand_void,
+            ))
+        return inputs
+
+    def _verify_settle(self, op: Settle) -> None:
+        if self.coup.void:
+            self._require_phase(op, Phase.DEALING, Phase.DECISIONS, Phase.SHOWDOWN)
+            return
+        self._require_phase(op, Phase.SHOWDOWN)
+        self._refuse_unless(op.jackpot_meter >= 0, op, "a negative jackpot meter")
+        contested = False
+        for number in self.players_in_play():
+            seat = self.seats[number]
+            if seat.hand_void:
+                continue
+            if seat.decision is Decision.RAISE or seat.fixed.get(Box.BONUS):
+                contested = contested or seat.decision is Decision.RAISE
+                if seat.decision is Decision.RAISE:
+                    self._refuse_unless(None not in seat.hand.cards, op,
+                                        f"seat {number}'s cards are not all identified")
+            if seat.fixed.get(Box.JACKPOT) and seat.decision is Decision.RAISE:
+                self._refuse_unless(None not in seat.first_five, op,
+                                    f"seat {number}'s first five cards are not all identified")
+        if contested:
+            self._refuse_unless(None not in self.coup.dealer.cards, op, "the dealer's cards are not all identified")
+
+    def _settle(self, op: Settle) -> None:
+        dealer = self.coup.dealer.cards
+        known = len(dealer) == HAND_SIZE and None not in dealer
+        dealer_cards = tuple(card for card in dealer if card is not None) if known else None
+        self.coup.settlement = settle(self.rules, self._seat_inputs(), dealer_cards, op.jackpot_meter, self.coup.void)
+        self.settlements.append(self.coup.settlement)
+        self.phase = Phase.PAYING
+
+    def _verify_payment_done(self, op: PaymentDone) -> None:
+        self._require_phase(op, Phase.PAYING)
+        due = self.payments_due()
+        self._refuse_unless(op.seat in due, op, f"seat {op.seat} has nothing left to be paid")
+
+    def _payment_done(self, op: PaymentDone) -> None:
+        due = self.payments_due()
+        if due[0] != op.seat:
+            # Seed 000: « Il opère suivant le sens contraire des aiguilles d'une montre. »
+            self._flag(FlagKind.PAID_OUT_OF_ORDER, Severity.INFO, op.seat,
+                       f"seat {op.seat} paid before seat {due[0]} (counter-clockwise from the dealer's right)")
+        self.coup.paid.append(op.seat)
+
+    def _verify_declare_void(self, op: DeclareVoid) -> None:
+        self._require_phase(op, Phase.DEALING, Phase.DECISIONS, Phase.SHOWDOWN)
+        self._refuse_unless(not self.coup.void, op, "the coup is already void")
+
+    def _declare_void(self, op: DeclareVoid) -> None:
+        self.coup.void = True
+        self._flag(FlagKind.COUP_DECLARED_VOID, Severity.CRITICAL, None, f"coup declared void: {op.reason}")
+
+    def _verify_end_coup(self, op: EndCoup) -> None:
+        self._require_phase(op, Phase.PAYING)
+        due = self.payments_due()
+        self._refuse_unless(not due, op, f"seats {', '.join(map(str, due))} are still to be paid")
+
+    def _end_coup(self, op: EndCoup) -> None:
+        self.seats = {number: SeatState(number, occupied=seat.occupied) for number, seat in self.seats.items()}
+        self.coup = CoupState(number=self.coup.number + 1, start_index=len(self.log))
+        self.phase = Phase.BETTING
+

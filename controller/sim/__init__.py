@@ -1,0 +1,1 @@
+"""The virtual table: plays coups as a real table would produce them."""
