@@ -7,8 +7,8 @@ used by the ranking tables and the analysis.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from .errors import CardError
 

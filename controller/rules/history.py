@@ -17,7 +17,8 @@ from __future__ import annotations
 import dataclasses
 import re
 import shlex
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from .cards import parse_card
 from .errors import CardError, HistoryError

@@ -15,9 +15,10 @@ from __future__ import annotations
 import difflib
 import re
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import Any
 
 from .errors import ProfileError
 from .ranking import Category
@@ -178,7 +179,7 @@ class _Reader:
         if not isinstance(entries, dict):
             raise self.fail(table, "expected a table of category = multiple")
         pays: dict[Category, int] = {}
-        for name, multiple in entries.items():
+        for name in entries:
             if name in _CITATION_KEYS:
                 continue
             key = f"{table}.{name}"
@@ -280,7 +281,8 @@ def parse_profile(text: str, source: str = "<profile>") -> Profile:
     try:
         fraction = Fraction(str(fraction_text))
     except (ValueError, ZeroDivisionError):
-        raise reader.fail("bonus.stake_fraction_of_minimum", f"{fraction_text!r} is not a fraction like '1/5'") from None
+        key = "bonus.stake_fraction_of_minimum"
+        raise reader.fail(key, f"{fraction_text!r} is not a fraction like '1/5'") from None
     jackpot = reader.boolean("jackpot.allowed", False)
     timer = reader.boolean("decision_timer.allowed", False)
     profile = Profile(

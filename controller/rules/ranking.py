@@ -19,8 +19,8 @@ import functools
 import itertools
 import math
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -164,13 +164,8 @@ BINOMIAL = np.array([[math.comb(n, k) for k in range(6)] for n in range(53)], dt
 
 def colex_index(sorted_ids: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
     """Index 0..2,598,959 of hands given as ascending card ids, shape (N, 5)."""
-    return (
-        BINOMIAL[sorted_ids[:, 0], 1]
-        + BINOMIAL[sorted_ids[:, 1], 2]
-        + BINOMIAL[sorted_ids[:, 2], 3]
-        + BINOMIAL[sorted_ids[:, 3], 4]
-        + BINOMIAL[sorted_ids[:, 4], 5]
-    )
+    index: npt.NDArray[np.int64] = sum(BINOMIAL[sorted_ids[:, slot], slot + 1] for slot in range(5))
+    return index
 
 
 def all_hands() -> npt.NDArray[np.int64]:
@@ -214,7 +209,8 @@ def strengths_of(hands: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
     strength = category
     for slot in range(5):
         strength = (strength << 4) | ordered[:, slot]
-    return strength
+    result: npt.NDArray[np.int64] = strength.astype(np.int64)
+    return result
 
 
 @dataclass(frozen=True)

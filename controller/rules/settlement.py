@@ -9,8 +9,8 @@ dealer pays counter-clockwise, from his right: seat 7 first, seat 1 last.
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from .cards import Card
 from .profile import TableRules

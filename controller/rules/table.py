@@ -15,8 +15,9 @@ moved after « rien ne va plus ») is recorded and flagged, because it did happe
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, TypeVar
+from typing import TypeVar
 
 from .cards import Card
 from .errors import ActionRefused
@@ -55,6 +56,10 @@ from .settlement import Outcome, SeatInput, Settlement, settle
 HAND_SIZE = 5
 #: Seed 000: « mélangé cinq fois et coupé deux fois ».
 SHUFFLES, CUTS = 5, 2
+
+
+def who(position: int) -> str:
+    return "the dealer" if position == DEALER else f"seat {position}"
 
 
 class Phase(enum.Enum):
@@ -333,9 +338,8 @@ class Table:
         if card is None:
             return
         if card in self.coup.seen:
-            where = "the dealer" if position == DEALER else f"seat {position}"
             self._flag(FlagKind.DUPLICATE_CARD, Severity.CRITICAL, position,
-                       f"{card} seen a second time in this coup (at {where})")
+                       f"{card} seen a second time in this coup (at {who(position)})")
         self.coup.seen.add(card)
 
     # --- session and seats --------------------------------------------------------
@@ -493,16 +497,15 @@ class Table:
                 kind = FlagKind.DEALER_OUT_OF_TURN
             else:
                 kind = FlagKind.CARD_OUT_OF_TURN
-            who = "the dealer" if op.position == DEALER else f"seat {op.position}"
-            turn = "nobody (the deal is complete)" if expected is None else (
-                "the dealer" if expected == DEALER else f"seat {expected}")
-            self._flag(kind, Severity.WARNING, op.position, f"card dealt to {who}; it was the turn of {turn}")
+            turn = "nobody (the deal is complete)" if expected is None else who(expected)
+            self._flag(kind, Severity.WARNING, op.position,
+                       f"card dealt to {who(op.position)}; it was the turn of {turn}")
         dealer_fifth = op.position == DEALER and len(hand.cards) == HAND_SIZE - 1
         if op.face_up and not dealer_fifth:
             # Seed 000: « Une carte exposée ne constitue pas une maldonne. Elle est retournée et la donne se poursuit. »
             self._flag(FlagKind.CARD_EXPOSED, Severity.WARNING, op.position,
-                       f"card {len(hand.cards) + 1} of {'the dealer' if op.position == DEALER else f'seat {op.position}'}"
-                       f" dealt face up ({op.card or 'unidentified'}); turned over, the deal goes on")
+                       f"card {len(hand.cards) + 1} of {who(op.position)} dealt face up "
+                       f"({op.card or 'unidentified'}); turned over, the deal goes on")
         hand.cards.append(op.card)
         hand.face_up.append(op.face_up and dealer_fifth)
         self._see(op.card, op.position)
@@ -541,9 +544,9 @@ class Table:
         if op.position == DEALER and op.index == HAND_SIZE - 1:
             hand.face_up[op.index] = True  # the dealer's fifth card: it must be seen
             return
-        who = "the dealer" if op.position == DEALER else f"seat {op.position}"
         self._flag(FlagKind.CARD_EXPOSED, Severity.WARNING, op.position,
-                   f"card {op.index + 1} of {who} seen face up during the deal; turned over, the deal goes on")
+                   f"card {op.index + 1} of {who(op.position)} seen face up during the deal; "
+                   "turned over, the deal goes on")
 
     def _verify_player_looks(self, op: PlayerLooks) -> None:
         self._require_phase(op, Phase.DEALING, Phase.DECISIONS)
@@ -566,7 +569,7 @@ class Table:
         for position in self.players_in_play() + [DEALER]:
             count = len(self.hand_of(position).cards)
             if count != HAND_SIZE:
-                wrong.append(f"{'the dealer' if position == DEALER else f'seat {position}'} has {count}")
+                wrong.append(f"{who(position)} has {count}")
         dealer = self.coup.dealer
         if len(dealer.cards) == HAND_SIZE and not dealer.face_up[-1]:
             self._flag(FlagKind.DEALER_FIFTH_NOT_SHOWN, Severity.WARNING, DEALER,
@@ -586,7 +589,8 @@ class Table:
         self._refuse_unless(not self.coup.void, op, "the coup is void")
         seat = self._require_player(op, seat_number)
         self._refuse_unless(not seat.hand_void, op, f"seat {seat_number}'s hand is void")
-        self._refuse_unless(seat.decision is None, op, f"seat {seat_number} has already chosen to {seat.decision and seat.decision.value}")
+        if seat.decision is not None:
+            raise ActionRefused(op.kind, f"seat {seat_number} has already chosen to {seat.decision.value}")
         return seat
 
     def _verify_fold(self, op: Fold) -> None:

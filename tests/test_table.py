@@ -1,0 +1,210 @@
+"""The coup as a log of operations: checks that refuse with a reason, replay, unknown cards."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tables import betting_table, dealt_table, rules_for, showdown
+
+from controller.rules.cards import full_deck, parse_card, parse_cards
+from controller.rules.errors import ActionRefused
+from controller.rules.flags import FlagKind
+from controller.rules.operations import (
+    DEALER,
+    Box,
+    BuyCard,
+    DealCard,
+    EndCoup,
+    ExposeCard,
+    Fold,
+    NoMoreBets,
+    PlaceBet,
+    PlayerLooks,
+    Raise,
+)
+from controller.rules.summary import table_summary
+from controller.rules.table import Phase, Table
+from controller.sim.coups import new_table, play_coup
+
+T = 10_000
+HANDS = {1: "As Ad 7c 8h 9s", 3: "2c 3d 9h Jc Qs", DEALER: "Ac Kc 4d 5d 6s"}
+
+
+def test_every_action_has_a_check_a_question_and_the_action():
+    table = betting_table(rules_for(), {1: 1000})
+    early_raise = Raise(30, 1, 2000)
+    assert not table.can(early_raise)
+    with pytest.raises(ActionRefused, match="the table is in phase 'betting', not decisions") as caught:
+        table.verify(early_raise)
+    assert caught.value.action == "raise"
+    assert table.can(NoMoreBets(30))
+    op = table.no_more_bets(30)
+    assert table.log[-1] is op and table.phase is Phase.DEALING
+
+
+@pytest.mark.parametrize("make, reason", [
+    (lambda t: t.fold(T, 9), "seat 9 is not one of the table's seats 1..7"),
+    (lambda t: t.deal_card(T, 1, None), "the table is in phase 'decisions', not dealing"),
+    (lambda t: t.fold(T, 2), "seat 2 has no hand in this coup"),
+    (lambda t: t.buy_card(T, 3, 0, 1000), "seat 3 has not raised"),
+    (lambda t: t.show_dealer_hand(T), "seat 1 has not decided"),
+    (lambda t: t.end_coup(T), "not paying"),
+    (lambda t: t.identify_card(T, 1, 5, parse_card("2h")), "position 1 holds 5 cards, no card 6"),
+    (lambda t: t.identify_card(T, 1, 0, parse_card("2h")), "card 1 of position 1 is already known as As"),
+    (lambda t: t.open_session(T, full_deck()), "not closed or betting"),
+])
+def test_refusals_say_why(make, reason):
+    table = dealt_table(rules_for(card_purchase=True), HANDS)
+    before = (list(table.log), list(table.flags))
+    with pytest.raises(ActionRefused, match=reason.replace("(", r"\(").replace(")", r"\)")):
+        make(table)
+    assert (table.log, table.flags) == before, "a refused action changes nothing"
+
+
+def test_time_never_goes_backwards():
+    table = betting_table(rules_for(), {1: 1000})
+    with pytest.raises(ActionRefused, match="time 5 ms is before the last operation's 20 ms"):
+        table.no_more_bets(5)
+
+
+def test_an_incomplete_deck_is_refused_and_named():
+    table = Table(rules_for())
+    deck = list(full_deck())
+    deck[deck.index(parse_card("Qh"))] = parse_card("Qs")
+    with pytest.raises(ActionRefused, match="missing: Qh; twice: Qs"):
+        table.open_session(0, deck)
+
+
+def test_cards_unknown_at_the_deal_are_identified_later():
+    rules = rules_for("fr-1959")
+    table = betting_table(rules, {2: 1000})
+    table.no_more_bets(30)
+    table.shuffle(31)
+    table.offer_cut(32, 2, True)
+    for round_index in range(5):
+        table.deal_card(40 + round_index, 2, None)
+        table.deal_card(40 + round_index, DEALER, None, face_up=round_index == 4)
+    table.end_deal(50)
+    table.raise_(51, 2, 2000)
+    table.show_dealer_hand(52)
+    with pytest.raises(ActionRefused, match="seat 2's cards are not all identified"):
+        table.settle(53)
+    for index, card in enumerate(parse_cards("Ah Kh Qh Jh Th")):
+        table.identify_card(53, 2, index, card)
+    with pytest.raises(ActionRefused, match="the dealer's cards are not all identified"):
+        table.settle(54)
+    for index, card in enumerate(parse_cards("As Ks 2d 3c 4h")):
+        table.identify_card(54, DEALER, index, card)
+    table.settle(55)
+    assert table.settlement is not None
+    assert table.settlement.net_for(2) == 1000 + 2000 * 100  # royal flush: raise paid 100 to 1
+
+
+def test_the_expected_position_follows_the_regulation_order():
+    table = betting_table(rules_for("fr-1959"), {2: 1000, 5: 1000, 7: 1000})
+    table.no_more_bets(30)
+    order = []
+    deck = list(full_deck())
+    for _ in range(20):
+        position = table.expected_position()
+        assert position is not None
+        order.append(position)
+        table.deal_card(40, position, deck.pop(), face_up=position == DEALER and len(order) == 20)
+    assert order == [2, 5, 7, DEALER] * 5
+    assert table.expected_position() is None
+    assert [f.kind for f in table.flags] == [FlagKind.DEAL_WITHOUT_CUT]
+
+
+def test_a_void_coup_returns_every_bet_and_needs_no_payment():
+    table = dealt_table(rules_for(bonus=True), HANDS, side_bets={(1, Box.BONUS): 200})
+    table.declare_void(300, "joueurs 1 et 3 : échange d'informations")
+    table.settle(301)
+    settlement = table.settlement
+    assert settlement is not None and settlement.void
+    assert {(p.seat, p.line.value, p.outcome.value, p.net) for p in settlement.payouts} == {
+        (3, "ante", "returned", 0), (1, "ante", "returned", 0), (1, "bonus", "returned", 0)}
+    assert settlement.announcements == ("Coup nul",)
+    table.end_coup(302)
+    assert table.phase is Phase.BETTING and table.coup.number == 2
+
+
+def test_payments_are_crossed_off_in_paying_order():
+    hands = {1: "As Ad 7c 8h 9s", 4: "Kh Kd 2c 3s 5h", 6: "Qs Qd 2d 3h 5c", DEALER: "Ac Kc 4d 6d 8s"}
+    table = showdown(dealt_table(rules_for("fr-1959"), hands), {1: True, 4: True, 6: True})
+    assert table.payments_due() == [6, 4, 1]
+    table.payment_done(400, 4)  # seat 4 before seat 6: done, but flagged
+    assert table.flags[-1].kind is FlagKind.PAID_OUT_OF_ORDER
+    with pytest.raises(ActionRefused, match="seats 6, 1 are still to be paid"):
+        table.verify(EndCoup(401))
+    table.payment_done(401, 6)
+    table.payment_done(402, 1)
+    table.end_coup(403)
+
+
+def test_a_decision_timer_needs_its_time_to_have_run():
+    hands = {1: "As Ad 7c 8h 9s", 2: "2c 3d 9h Jc Qs", DEALER: "Ac Kc 4d 5d 6s"}
+    table = dealt_table(rules_for("caribbean"), hands)
+    started = table.log[-1].t
+    with pytest.raises(ActionRefused, match="of the 30 s have passed"):
+        table.decision_timeout(started + 29_999, 1)
+    table.decision_timeout(started + 30_000, 1)
+    table.decision_timeout(started + 30_000, 2)
+    assert table.seats[1].raise_amount == 2000 and table.seats[2].decision.value == "fold"
+    fr = dealt_table(rules_for("fr-2007"), hands)
+    with pytest.raises(ActionRefused, match="profile fr-2007 has no decision timer"):
+        fr.decision_timeout(10**9, 1)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), profile=st.sampled_from(["fr-2007", "caribbean", "fr-1959"]))
+def test_the_same_log_gives_the_same_state_flags_and_payouts(seed, profile):
+    rules = rules_for(profile, bonus=profile == "fr-2007", card_purchase=profile == "fr-2007",
+                      jackpot=profile == "caribbean")
+    rng = random.Random(seed)
+    table = new_table(rules, rng)
+    t = 0
+    for _ in range(3):
+        t = play_coup(table, rng, t)
+    first, second = Table.replay(rules, table.log), Table.replay(rules, list(table.log))
+    assert table_summary(first) == table_summary(second) == table_summary(table)
+    assert first.settlements == table.settlements
+
+
+def _random_operation(data, kind, t, seat, deck):
+    if kind == "deal":
+        return DealCard(t, seat, data.draw(st.sampled_from(deck)), data.draw(st.booleans()))
+    if kind == "fold":
+        return Fold(t, seat)
+    if kind == "raise":
+        return Raise(t, seat, data.draw(st.integers(-10, 5000)))
+    if kind == "buy":
+        return BuyCard(t, seat, data.draw(st.integers(-1, 6)), 1000)
+    if kind == "bet":
+        return PlaceBet(t, seat, Box.ANTE, data.draw(st.integers(-5, 5000)))
+    if kind == "look":
+        return PlayerLooks(t, seat)
+    if kind == "expose":
+        return ExposeCard(t, seat, data.draw(st.integers(-1, 6)))
+    return EndCoup(t)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_random_operations_are_refused_or_applied_never_crash(data):
+    """Whatever arrives, the core either applies it or refuses it with ActionRefused."""
+    table = dealt_table(rules_for(card_purchase=True, bonus=True), HANDS)
+    deck = list(full_deck())
+    for step in range(30):
+        kind = data.draw(st.sampled_from(["deal", "fold", "raise", "buy", "bet", "end", "look", "expose"]))
+        seat = data.draw(st.integers(-1, 9))
+        t = table.log[-1].t + step
+        op = _random_operation(data, kind, t, seat, deck)
+        if table.can(op):
+            table.apply(op)
+        else:
+            with pytest.raises(ActionRefused):
+                table.apply(op)
+    Table.replay(table.rules, table.log)  # the log that was kept replays as it is
