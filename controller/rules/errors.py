@@ -6,6 +6,8 @@ callers may catch either (the shape of gpiozero's ``exc.py``).
 
 from __future__ import annotations
 
+from .tomlread import TomlError
+
 
 class RulesError(Exception):
     """Root of every error raised by the rules core."""
@@ -15,15 +17,8 @@ class CardError(RulesError, ValueError):
     """A card text that names no card of a 52-card deck."""
 
 
-class ProfileError(RulesError, ValueError):
+class ProfileError(RulesError, TomlError):
     """A rule profile that cannot be used: names the key and, when known, the line."""
-
-    def __init__(self, source: str, key: str, line: int | None, message: str) -> None:
-        self.source = source
-        self.key = key
-        self.line = line
-        where = f"{source}, line {line}" if line is not None else source
-        super().__init__(f"{where}: key '{key}': {message}")
 
 
 class ActionRefused(RulesError, ValueError):

@@ -43,6 +43,7 @@ class FlagKind(enum.Enum):
     PAID_OUT_OF_ORDER = "paid_out_of_order"
     DECISION_TIMEOUT = "decision_timeout"
     COUP_DECLARED_VOID = "coup_declared_void"
+    SHOE_COUNT_MISMATCH = "shoe_count_mismatch"
 
     @property
     def label_fr(self) -> str:
@@ -80,6 +81,7 @@ _LABELS_FR = {
     FlagKind.PAID_OUT_OF_ORDER: "Paiement hors ordre",
     FlagKind.DECISION_TIMEOUT: "Temps de décision écoulé",
     FlagKind.COUP_DECLARED_VOID: "Coup déclaré nul",
+    FlagKind.SHOE_COUNT_MISMATCH: "Compte du sabot différent des cartes vues",
 }
 
 

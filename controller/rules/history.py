@@ -31,7 +31,7 @@ _MONEY_FIELDS = {"amount", "price", "jackpot_meter"}
 _POSITION_FIELDS = {"seat", "position"}
 _INDEX_FIELDS = {"index", "discard"}
 _BOOL_FIELDS = {"face_up", "accepted"}
-_INT_FIELDS = {"shuffles", "cuts"}
+_INT_FIELDS = {"shuffles", "cuts", "drawn"}
 _MONEY = re.compile(r"^(\d+)\.(\d\d)$")
 
 

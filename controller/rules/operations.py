@@ -166,6 +166,13 @@ class PaymentDone(Operation):
 
 
 @dataclass(frozen=True, slots=True)
+class ShoeCount(Operation):
+    """The shoe's count of cards drawn since the coup began (its microcontroller's beam)."""
+
+    drawn: int
+
+
+@dataclass(frozen=True, slots=True)
 class DeclareVoid(Operation):
     """The table chief voids the coup (players exchanging information, seed 000)."""
 
@@ -198,6 +205,7 @@ OPERATION_TYPES: dict[str, type[Operation]] = {
     "show-dealer": ShowDealerHand,
     "settle": Settle,
     "paid": PaymentDone,
+    "shoe-count": ShoeCount,
     "void": DeclareVoid,
     "end-coup": EndCoup,
 }

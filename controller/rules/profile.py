@@ -12,9 +12,6 @@ side bets are open, each checked against the profile's bounds.
 
 from __future__ import annotations
 
-import difflib
-import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -22,6 +19,7 @@ from typing import Any
 
 from .errors import ProfileError
 from .ranking import Category
+from .tomlread import TomlReader, load_toml, suggest
 
 SEED_FILES = (
     "000_c9fcc3ffc2ce3fc5.txt",
@@ -93,85 +91,18 @@ class Profile:
         return self.bonus_paytable.get(category, 0)
 
 
-# --- where a key lives in the text ------------------------------------------
-
-_HEADER = re.compile(r"^\s*\[\s*([A-Za-z0-9_.\-\s\"]+?)\s*\]\s*(#.*)?$")
-_ASSIGN = re.compile(r"^\s*([A-Za-z0-9_\-]+)\s*=")
-
-
-def find_line(text: str, dotted_key: str) -> int | None:
-    """The 1-based line where ``table.key`` is set (or its table begins)."""
-    *table_path, key = dotted_key.split(".")
-    table = ".".join(table_path)
-    current = ""
-    header_line = None
-    for number, line in enumerate(text.splitlines(), start=1):
-        header = _HEADER.match(line)
-        if header:
-            current = header.group(1).replace(" ", "").replace('"', "")
-            if current == dotted_key:
-                return number
-            if current == table:
-                header_line = number
-            continue
-        assign = _ASSIGN.match(line)
-        if assign and current == table and assign.group(1) == key:
-            return number
-    return header_line
-
-
-class _Reader:
-    """Typed access to the parsed TOML, raising ``ProfileError`` with key and line."""
-
-    def __init__(self, text: str, source: str, data: dict[str, Any]) -> None:
-        self.text = text
-        self.source = source
-        self.data = data
-        self.used: set[str] = set()
-
-    def fail(self, key: str, message: str) -> ProfileError:
-        return ProfileError(self.source, key, find_line(self.text, key), message)
-
-    def raw(self, key: str, default: Any = ...) -> Any:
-        node: Any = self.data
-        for part in key.split("."):
-            if not isinstance(node, dict) or part not in node:
-                if default is ...:
-                    raise self.fail(key, "missing")
-                return default
-            node = node[part]
-        self.used.add(key)
-        return node
-
-    def integer(self, key: str, low: int, high: int, default: Any = ...) -> int:
-        value = self.raw(key, default)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise self.fail(key, f"expected a whole number, got {value!r}")
-        if not low <= value <= high:
-            raise self.fail(key, f"{value} is outside {low}..{high}")
-        return value
-
-    def boolean(self, key: str, default: Any = ...) -> bool:
-        value = self.raw(key, default)
-        if not isinstance(value, bool):
-            raise self.fail(key, f"expected true or false, got {value!r}")
-        return value
-
-    def string(self, key: str, default: Any = ...) -> str:
-        value = self.raw(key, default)
-        if not isinstance(value, str) or not value.strip():
-            raise self.fail(key, f"expected some text, got {value!r}")
-        return value
+class _Reader(TomlReader):
+    """Adds the profile's own kinds of value: hand categories, paytables, citations."""
 
     def category(self, key: str, default: Any = ...) -> Category | None:
         value = self.raw(key, default)
         if value is None:
             return None
-        return self._category_name(key, value)
+        return self.category_name(key, value)
 
-    def _category_name(self, key: str, value: Any) -> Category:
+    def category_name(self, key: str, value: Any) -> Category:
         if value not in CATEGORY_KEYS:
-            raise self.fail(key, f"{value!r} is not a hand category{_suggest(value, CATEGORY_KEYS)}")
+            raise self.fail(key, f"{value!r} is not a hand category{suggest(value, CATEGORY_KEYS)}")
         return CATEGORY_KEYS[value]
 
     def paytable(self, table: str) -> dict[Category, int]:
@@ -183,14 +114,13 @@ class _Reader:
             if name in _CITATION_KEYS:
                 continue
             key = f"{table}.{name}"
-            category = self._category_name(key, name)
-            pays[category] = self.integer(key, 1, 1_000_000)
+            pays[self.category_name(key, name)] = self.integer(key, 1, 1_000_000)
         return pays
 
     def citation(self, table: str) -> Citation:
         source = self.string(f"{table}.source")
         if source not in SEED_FILES:
-            raise self.fail(f"{table}.source", f"{source!r} is not a seed file{_suggest(source, SEED_FILES)}")
+            raise self.fail(f"{table}.source", f"{source!r} is not a seed file{suggest(source, SEED_FILES)}")
         quote = self.raw(f"{table}.quote", None)
         assumption = self.raw(f"{table}.assumption", None)
         if quote is None and assumption is None:
@@ -218,24 +148,6 @@ _SCHEMA: dict[str, set[str]] = {
 _TOP_LEVEL = {"name", "title"}
 
 
-def _suggest(word: Any, choices: Any) -> str:
-    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1)
-    return f" (did you mean '{close[0]}'?)" if close else ""
-
-
-def _check_keys(reader: _Reader) -> None:
-    for name, value in reader.data.items():
-        if isinstance(value, dict):
-            if name not in _SCHEMA:
-                raise reader.fail(name, f"unknown table{_suggest(name, _SCHEMA)}")
-            allowed = _SCHEMA[name] | _CITATION_KEYS
-            for key in value:
-                if key not in allowed:
-                    raise reader.fail(f"{name}.{key}", f"unknown key{_suggest(key, allowed)}")
-        elif name not in _TOP_LEVEL:
-            raise reader.fail(name, f"unknown key{_suggest(name, _TOP_LEVEL | set(_SCHEMA))}")
-
-
 def _jackpot_paytable(reader: _Reader) -> dict[Category, JackpotAward]:
     entries = reader.raw("jackpot_paytable", {})
     awards: dict[Category, JackpotAward] = {}
@@ -243,7 +155,7 @@ def _jackpot_paytable(reader: _Reader) -> dict[Category, JackpotAward]:
         if name in _CITATION_KEYS:
             continue
         key = f"jackpot_paytable.{name}"
-        category = reader._category_name(key, name)
+        category = reader.category_name(key, name)
         if isinstance(award, dict) and set(award) == {"meter_percent"}:
             awards[category] = JackpotAward(meter_percent=reader.integer(f"{key}.meter_percent", 1, 100))
         elif isinstance(award, dict) and set(award) == {"fixed_cents"}:
@@ -255,13 +167,9 @@ def _jackpot_paytable(reader: _Reader) -> dict[Category, JackpotAward]:
 
 def parse_profile(text: str, source: str = "<profile>") -> Profile:
     """Validate a profile's TOML text; ``source`` names it in error messages."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        match = re.search(r"line (\d+)", str(error))
-        raise ProfileError(source, "(syntax)", int(match.group(1)) if match else None, str(error)) from None
-    reader = _Reader(text, source, data)
-    _check_keys(reader)
+    data = load_toml(text, source, ProfileError)
+    reader = _Reader(text, source, data, ProfileError)
+    reader.check_keys(_SCHEMA, _TOP_LEVEL, _CITATION_KEYS)
 
     citations = {table: reader.citation(table) for table in _SCHEMA if table in data}
     for required in ("seats", "players", "raise", "raise_paytable", "dealer", "not_qualified"):

@@ -44,6 +44,7 @@ from .operations import (
     PlayerLooks,
     Raise,
     Settle,
+    ShoeCount,
     ShowDealerHand,
     Shuffle,
     SitDown,
@@ -123,6 +124,8 @@ class CoupState:
     settlement: Settlement | None = None
     paid: list[int] = field(default_factory=list)
     seen: set[Card] = field(default_factory=set)
+    shoe_count: int | None = None
+    cards_dealt: int = 0
 
 
 Op = TypeVar("Op", bound=Operation)
@@ -160,6 +163,7 @@ class Table:
             ShowDealerHand: (self._verify_show_dealer_hand, self._show_dealer_hand),
             Settle: (self._verify_settle, self._settle),
             PaymentDone: (self._verify_payment_done, self._payment_done),
+            ShoeCount: (self._verify_shoe_count, self._shoe_count),
             DeclareVoid: (self._verify_declare_void, self._declare_void),
             EndCoup: (self._verify_end_coup, self._end_coup),
         }
@@ -257,6 +261,9 @@ class Table:
 
     def payment_done(self, t: int, seat: int) -> PaymentDone:
         return self.apply(PaymentDone(t, seat))
+
+    def shoe_count(self, t: int, drawn: int) -> ShoeCount:
+        return self.apply(ShoeCount(t, drawn))
 
     def declare_void(self, t: int, reason: str) -> DeclareVoid:
         return self.apply(DeclareVoid(t, reason))
@@ -508,6 +515,7 @@ class Table:
                        f"({op.card or 'unidentified'}); turned over, the deal goes on")
         hand.cards.append(op.card)
         hand.face_up.append(op.face_up and dealer_fifth)
+        self.coup.cards_dealt += 1
         self._see(op.card, op.position)
 
     def _verify_identify_card(self, op: IdentifyCard) -> None:
@@ -579,6 +587,7 @@ class Table:
             self.coup.void = True
             self._flag(FlagKind.WRONG_CARD_COUNT, Severity.CRITICAL, None,
                        f"{'; '.join(wrong)} cards instead of {HAND_SIZE}: the coup is void")
+        self._check_shoe_count("the end of the deal")
         self.phase = Phase.DECISIONS
         self.coup.decisions_started_at = op.t
 
@@ -650,6 +659,7 @@ class Table:
         seat.hand.cards[seat.discard] = op.card
         seat.hand.face_up[seat.discard] = True
         seat.bought_card_dealt = True
+        self.coup.cards_dealt += 1
         self._see(op.card, op.seat)
 
     def _verify_decision_timeout(self, op: DecisionTimeout) -> None:
@@ -699,6 +709,8 @@ class Table:
                            f"seat {number} bought a card but its bonus stake is still on the felt")
         for index in range(len(self.coup.dealer.face_up)):
             self.coup.dealer.face_up[index] = True
+        if any(self.seats[n].discard is not None for n in self.players_in_play()):
+            self._check_shoe_count("the bought cards")
         self.phase = Phase.SHOWDOWN
 
     def _seat_inputs(self) -> list[SeatInput]:
@@ -761,6 +773,20 @@ class Table:
             self._flag(FlagKind.PAID_OUT_OF_ORDER, Severity.INFO, op.seat,
                        f"seat {op.seat} paid before seat {due[0]} (counter-clockwise from the dealer's right)")
         self.coup.paid.append(op.seat)
+
+    def _verify_shoe_count(self, op: ShoeCount) -> None:
+        self._require_phase(op, Phase.DEALING, Phase.DECISIONS, Phase.SHOWDOWN)
+        self._refuse_unless(op.drawn >= 0, op, f"a count of {op.drawn} cards")
+
+    def _shoe_count(self, op: ShoeCount) -> None:
+        self.coup.shoe_count = op.drawn
+
+    def _check_shoe_count(self, moment: str) -> None:
+        """The shoe's beam and the camera must agree on how many cards left the shoe."""
+        shoe, seen = self.coup.shoe_count, self.coup.cards_dealt
+        if shoe is not None and shoe != seen:
+            self._flag(FlagKind.SHOE_COUNT_MISMATCH, Severity.WARNING, None,
+                       f"at {moment} the shoe counted {shoe} cards drawn, the table saw {seen}")
 
     def _verify_declare_void(self, op: DeclareVoid) -> None:
         self._require_phase(op, Phase.DEALING, Phase.DECISIONS, Phase.SHOWDOWN)

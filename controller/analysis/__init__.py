@@ -1,0 +1,1 @@
+"""Analysis of the games: the player's expectation, exact or sampled (``stud-table analyze``)."""

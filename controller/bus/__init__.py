@@ -1,0 +1,1 @@
+"""The ZeroMQ bus: typed messages, the XSUB/XPUB proxy, publishers, subscribers, snapshots."""

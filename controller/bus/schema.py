@@ -1,0 +1,175 @@
+"""Every message on the bus, defined once.
+
+A message is two ZeroMQ frames: the topic (``vision.card``, ``sensor.button``...)
+and an ``Envelope`` encoded as JSON with msgspec. The envelope carries the
+publisher's name, its own sequence number (1, 2, 3... per publisher), a
+monotonic and a wall-clock timestamp, and a body whose ``type`` tag says which
+struct it is. Decoding is strict: a wrong type, a missing field or an unknown
+tag is refused with msgspec's message, which names the field.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+#: The topics' prefixes, one per kind of publisher.
+PREFIXES = ("vision.", "sensor.", "dealer.", "core.")
+#: Messages larger than this are refused unread.
+MAX_MESSAGE_BYTES = 64 * 1024
+
+
+class Body(msgspec.Struct, tag_field="type", forbid_unknown_fields=True):
+    pass
+
+
+# --- vision.* : what the camera saw -------------------------------------------
+
+
+class CardPlaced(Body, tag="card_placed"):
+    position: int  # seat 1..7, 0 for the dealer
+    card: str | None  # "As", or None when not yet identified
+    face_up: bool
+    order: int = 0  # order of arrival in the coup, from the tracker
+
+
+class CardIdentified(Body, tag="card_identified"):
+    position: int
+    index: int
+    card: str
+
+
+class CardExposed(Body, tag="card_exposed"):
+    position: int
+    index: int
+
+
+class CardsLifted(Body, tag="cards_lifted"):
+    """A player lifted his cards to look at them."""
+
+    seat: int
+
+
+class ChipsChanged(Body, tag="chips_changed"):
+    seat: int
+    box: Literal["ante", "raise", "bonus", "jackpot"]
+    amount: int  # cents
+
+
+class CameraStatus(Body, tag="camera_status"):
+    online: bool
+    detail: str = ""
+
+
+# --- sensor.* : GPIO and the shoe -----------------------------------------------
+
+
+class ButtonPressed(Body, tag="button_pressed"):
+    button: Literal["no_more_bets", "end_of_deal", "payment_done"]
+
+
+class CutCard(Body, tag="cut_card"):
+    seen: bool
+
+
+class ShoePresence(Body, tag="shoe_presence"):
+    present: bool
+
+
+class ShoeCardDrawn(Body, tag="shoe_card_drawn"):
+    count: int
+
+
+class ShoeLink(Body, tag="shoe_link"):
+    connected: bool
+    corrupt_frames: int = 0
+    sequence_gaps: int = 0
+    detail: str = ""
+
+
+# --- dealer.* : actions the dealer or the table chief enters --------------------
+
+
+class DealerOperation(Body, tag="dealer_operation"):
+    """One rules operation in the history's text form (``fold seat=3``), without its time."""
+
+    line: str
+
+
+# --- core.* : what the engine decided ------------------------------------------
+
+
+class TableState(Body, tag="table_state"):
+    state: dict[str, object]
+
+
+class FlagRaised(Body, tag="flag_raised"):
+    coup: int
+    kind: str
+    severity: str
+    seat: int | None
+    detail: str
+
+
+class Refused(Body, tag="refused"):
+    event: str
+    reason: str
+
+
+# --- any prefix ---------------------------------------------------------------------
+
+
+class Heartbeat(Body, tag="heartbeat"):
+    interval_ms: int
+
+
+AnyBody = (
+    CardPlaced | CardIdentified | CardExposed | CardsLifted | ChipsChanged | CameraStatus
+    | ButtonPressed | CutCard | ShoePresence | ShoeCardDrawn | ShoeLink
+    | DealerOperation | TableState | FlagRaised | Refused | Heartbeat
+)
+
+
+class Envelope(msgspec.Struct, forbid_unknown_fields=True):
+    publisher: str
+    seq: int
+    mono_ns: int
+    wall_ns: int
+    body: AnyBody
+
+
+_encoder = msgspec.json.Encoder()
+_decoder = msgspec.json.Decoder(Envelope)
+
+
+class BadMessage(ValueError):
+    """A message that is not one of ours; says why."""
+
+
+def encode(topic: str, envelope: Envelope) -> list[bytes]:
+    if not topic.startswith(PREFIXES):
+        raise BadMessage(f"topic {topic!r} has none of the prefixes {', '.join(PREFIXES)}")
+    return [topic.encode(), _encoder.encode(envelope)]
+
+
+def decode(frames: list[bytes]) -> tuple[str, Envelope]:
+    """Parse the two frames of a message, or raise ``BadMessage`` saying what is wrong."""
+    if len(frames) != 2:
+        raise BadMessage(f"expected 2 frames (topic, envelope), got {len(frames)}")
+    raw_topic, payload = frames
+    if len(payload) > MAX_MESSAGE_BYTES:
+        raise BadMessage(f"oversized message: {len(payload)} bytes > {MAX_MESSAGE_BYTES}")
+    try:
+        topic = raw_topic.decode()
+    except UnicodeDecodeError:
+        raise BadMessage("topic is not UTF-8") from None
+    if not topic.startswith(PREFIXES):
+        raise BadMessage(f"unknown topic {topic[:40]!r}")
+    try:
+        envelope = _decoder.decode(payload)
+    except (msgspec.ValidationError, msgspec.DecodeError) as error:
+        raise BadMessage(f"{topic}: {error}") from None
+    if envelope.seq < 1:
+        raise BadMessage(f"{topic}: sequence number {envelope.seq} < 1")
+    return topic, envelope

@@ -1,0 +1,176 @@
+"""Publishers and subscribers on the proxy, with sequence numbers and heartbeats.
+
+Publishers connect to the proxy's XSUB side, subscribers to its XPUB side, so no
+process needs to know another's address (Frigate's layout). A subscriber
+never stops on a bad message: it counts it by reason, logs it and drops it.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import zmq
+
+from .schema import AnyBody, BadMessage, Envelope, Heartbeat, decode, encode
+
+log = logging.getLogger(__name__)
+
+HEARTBEAT_MS = 1000
+#: A publisher silent for this long is taken as gone.
+SILENCE_MS = 3500
+
+
+class Publisher:
+    """Sends typed messages under one name, numbering them 1, 2, 3..."""
+
+    def __init__(self, context: zmq.Context, endpoint: str, name: str, heartbeat_topic: str | None = None,
+                 heartbeat_ms: int = HEARTBEAT_MS) -> None:
+        self.name = name
+        self.seq = 0
+        self._socket = context.socket(zmq.PUB)
+        self._socket.setsockopt(zmq.LINGER, 1000)
+        self._socket.setsockopt(zmq.SNDHWM, 100_000)
+        self._socket.connect(endpoint)
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._heartbeat: threading.Thread | None = None
+        if heartbeat_topic:
+            self._heartbeat = threading.Thread(target=self._beat, args=(heartbeat_topic, heartbeat_ms),
+                                               name=f"{name}-heartbeat", daemon=True)
+            self._heartbeat.start()
+
+    def publish(self, topic: str, body: AnyBody) -> Envelope:
+        with self._lock:
+            self.seq += 1
+            envelope = Envelope(self.name, self.seq, time.monotonic_ns(), time.time_ns(), body)
+            self._socket.send_multipart(encode(topic, envelope))
+        return envelope
+
+    def _beat(self, topic: str, interval_ms: int) -> None:
+        while not self._stop.wait(interval_ms / 1000):
+            self.publish(topic, Heartbeat(interval_ms))
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._heartbeat:
+            self._heartbeat.join()
+        self._socket.close()
+
+
+@dataclass
+class PeerState:
+    last_seq: int = 0
+    last_seen_ns: int = 0
+    gone: bool = False
+
+
+@dataclass
+class SubscriberStats:
+    received: int = 0
+    delivered: int = 0
+    dropped: Counter[str] = field(default_factory=Counter)
+    missed: int = 0  # messages lost in sequence gaps
+    reconnects: int = 0
+
+
+class Subscriber:
+    """Receives valid, in-order messages under the given topic prefixes.
+
+    A duplicate or older sequence number is dropped; a gap is counted (the
+    messages are lost) and the message delivered; sequence 1 from a known
+    publisher means it restarted.
+    """
+
+    def __init__(self, context: zmq.Context, endpoint: str, prefixes: tuple[str, ...],
+                 silence_ms: int = SILENCE_MS, on_peer: Callable[[str, bool], None] | None = None) -> None:
+        self._context = context
+        self._endpoint = endpoint
+        self._prefixes = prefixes
+        self.silence_ms = silence_ms
+        self.on_peer = on_peer
+        self.stats = SubscriberStats()
+        self.peers: dict[str, PeerState] = {}
+        self._last_any_ns = time.monotonic_ns()
+        self._socket = self._connect()
+
+    def _connect(self) -> zmq.Socket:
+        socket = self._context.socket(zmq.SUB)
+        socket.setsockopt(zmq.LINGER, 0)
+        socket.setsockopt(zmq.RCVHWM, 100_000)
+        for prefix in self._prefixes:
+            socket.setsockopt(zmq.SUBSCRIBE, prefix.encode())
+        socket.connect(self._endpoint)
+        return socket
+
+    def reconnect(self) -> None:
+        self._socket.close()
+        self._socket = self._connect()
+        self.stats.reconnects += 1
+        self._last_any_ns = time.monotonic_ns()
+
+    def _drop(self, reason: str, detail: str) -> None:
+        self.stats.dropped[reason] += 1
+        log.warning("bus: dropped a message (%s): %s", reason, detail)
+
+    def receive(self, timeout_ms: int) -> tuple[str, Envelope] | None:
+        """The next good message within the timeout, heartbeats included; None if none came."""
+        deadline = time.monotonic() + timeout_ms / 1000
+        while True:
+            remaining = max(0, int((deadline - time.monotonic()) * 1000))
+            if not self._socket.poll(remaining):
+                self.check_peers()
+                return None
+            frames = self._socket.recv_multipart()
+            self.stats.received += 1
+            message = self._accept(frames)
+            if message is not None:
+                return message
+
+    def _accept(self, frames: list[bytes]) -> tuple[str, Envelope] | None:
+        try:
+            topic, envelope = decode(frames)
+        except BadMessage as error:
+            reason = "oversized" if "oversized" in str(error) else "malformed"
+            self._drop(reason, str(error)[:300])
+            return None
+        now = time.monotonic_ns()
+        self._last_any_ns = now
+        peer = self.peers.setdefault(envelope.publisher, PeerState())
+        if envelope.seq <= peer.last_seq and envelope.seq != 1:
+            self._drop("out_of_sequence", f"{envelope.publisher} #{envelope.seq} after #{peer.last_seq}")
+            return None
+        if peer.last_seq and envelope.seq > peer.last_seq + 1:
+            self.stats.missed += envelope.seq - peer.last_seq - 1
+            log.warning("bus: %s skipped from #%d to #%d", envelope.publisher, peer.last_seq, envelope.seq)
+        peer.last_seq, peer.last_seen_ns = envelope.seq, now
+        if peer.gone:
+            peer.gone = False
+            log.info("bus: publisher %s is back", envelope.publisher)
+            if self.on_peer:
+                self.on_peer(envelope.publisher, True)
+        self.stats.delivered += 1
+        return topic, envelope
+
+    def check_peers(self) -> list[str]:
+        """Mark publishers silent for too long as gone; reconnect when all are."""
+        now = time.monotonic_ns()
+        gone = []
+        for name, peer in self.peers.items():
+            if not peer.gone and now - peer.last_seen_ns > self.silence_ms * 1_000_000:
+                peer.gone = True
+                gone.append(name)
+                log.warning("bus: publisher %s silent for %d ms: taken as gone", name, self.silence_ms)
+                if self.on_peer:
+                    self.on_peer(name, False)
+        if self.peers and now - self._last_any_ns > self.silence_ms * 1_000_000:
+            log.warning("bus: nothing heard for %d ms: reconnecting to %s", self.silence_ms, self._endpoint)
+            self.reconnect()
+        return gone
+
+    def close(self) -> None:
+        self._socket.close()

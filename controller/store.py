@@ -1,0 +1,234 @@
+"""The event store: SQLite in WAL mode, an append-only log whose every record
+carries the hash of the one before it.
+
+An event counts as recorded once ``append`` has returned: the transaction is
+committed with ``synchronous=FULL``, so a crash or a power cut after that
+cannot lose it. Triggers refuse UPDATE and DELETE on the log; ``verify`` finds
+any record altered, inserted or deleted behind SQLite's back and says which.
+
+Flags, coups and evidence are indexes for the review, derived from the log by
+the engine: they can be rebuilt by replaying it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+GENESIS = "0" * 64
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS events (
+    id INTEGER PRIMARY KEY,
+    topic TEXT NOT NULL,
+    publisher TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    mono_ns INTEGER NOT NULL,
+    wall_ns INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    prev_hash TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    UNIQUE (publisher, seq, mono_ns)
+);
+CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events
+BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
+BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
+
+CREATE TABLE IF NOT EXISTS flags (
+    event_id INTEGER NOT NULL REFERENCES events(id),
+    ordinal INTEGER NOT NULL,
+    coup INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    severity TEXT NOT NULL,
+    seat INTEGER,
+    detail TEXT NOT NULL,
+    PRIMARY KEY (event_id, ordinal)
+);
+CREATE INDEX IF NOT EXISTS flags_by_kind ON flags (kind, coup);
+CREATE TABLE IF NOT EXISTS coups (
+    number INTEGER PRIMARY KEY,
+    first_event INTEGER NOT NULL,
+    last_event INTEGER,
+    void INTEGER NOT NULL DEFAULT 0,
+    settlement TEXT
+);
+CREATE TABLE IF NOT EXISTS evidence (
+    sha256 TEXT PRIMARY KEY,
+    event_id INTEGER REFERENCES events(id),
+    file TEXT NOT NULL,
+    media_type TEXT NOT NULL
+);
+"""
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    id: int
+    topic: str
+    publisher: str
+    seq: int
+    mono_ns: int
+    wall_ns: int
+    body: str
+    prev_hash: str
+    hash: str
+
+
+def record_hash(prev_hash: str, event_id: int, topic: str, publisher: str, seq: int, mono_ns: int, wall_ns: int,
+                body: str) -> str:
+    digest = hashlib.sha256()
+    for part in (prev_hash, str(event_id), topic, publisher, str(seq), str(mono_ns), str(wall_ns), body):
+        encoded = part.encode()
+        digest.update(len(encoded).to_bytes(4, "big"))  # length-prefixed: no two records hash alike by shifting
+        digest.update(encoded)
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class NewEvent:
+    topic: str
+    publisher: str
+    seq: int
+    mono_ns: int
+    wall_ns: int
+    body: str
+
+
+class EventStore:
+    def __init__(self, path: str | Path, evidence_dir: str | Path | None = None) -> None:
+        self.path = Path(path)
+        self.evidence_dir = Path(evidence_dir) if evidence_dir else self.path.parent / "evidence"
+        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.executescript(SCHEMA)
+        last = self._db.execute("SELECT id, hash FROM events ORDER BY id DESC LIMIT 1").fetchone()
+        self._last_id, self._last_hash = (last[0], last[1]) if last else (0, GENESIS)
+
+    @property
+    def last_id(self) -> int:
+        return self._last_id
+
+    def append(self, events: list[NewEvent]) -> list[int | None]:
+        """Record events durably in one transaction. Returns each one's id, or None
+        for an event already recorded (the same publisher, sequence and time: a resend)."""
+        ids: list[int | None] = []
+        last_id, last_hash = self._last_id, self._last_hash
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            for event in events:
+                known = self._db.execute("SELECT 1 FROM events WHERE publisher=? AND seq=? AND mono_ns=?",
+                                         (event.publisher, event.seq, event.mono_ns)).fetchone()
+                if known:
+                    ids.append(None)
+                    continue
+                event_id = last_id + 1
+                digest = record_hash(last_hash, event_id, event.topic, event.publisher, event.seq, event.mono_ns,
+                                     event.wall_ns, event.body)
+                self._db.execute(
+                    "INSERT INTO events (id, topic, publisher, seq, mono_ns, wall_ns, body, prev_hash, hash)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (event_id, event.topic, event.publisher, event.seq, event.mono_ns, event.wall_ns, event.body,
+                     last_hash, digest))
+                ids.append(event_id)
+                last_id, last_hash = event_id, digest
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._last_id, self._last_hash = last_id, last_hash
+        return ids
+
+    def events(self, after_id: int = 0) -> Iterator[StoredEvent]:
+        cursor = self._db.execute(
+            "SELECT id, topic, publisher, seq, mono_ns, wall_ns, body, prev_hash, hash FROM events"
+            " WHERE id > ? ORDER BY id", (after_id,))
+        for row in cursor:
+            yield StoredEvent(*row)
+
+    def last_seq_by_publisher(self) -> dict[str, int]:
+        rows = self._db.execute("SELECT publisher, seq FROM events WHERE id IN "
+                                "(SELECT MAX(id) FROM events GROUP BY publisher)")
+        return dict(rows.fetchall())
+
+    # --- derived indexes -----------------------------------------------------
+
+    def record_flag(self, event_id: int, ordinal: int, coup: int, kind: str, severity: str, seat: int | None,
+                    detail: str) -> None:
+        self._db.execute("INSERT OR IGNORE INTO flags VALUES (?, ?, ?, ?, ?, ?, ?)",
+                         (event_id, ordinal, coup, kind, severity, seat, detail))
+
+    def record_coup(self, number: int, first_event: int, last_event: int | None, void: bool,
+                    settlement: str | None) -> None:
+        self._db.execute(
+            "INSERT INTO coups VALUES (?, ?, ?, ?, ?) ON CONFLICT(number) DO UPDATE SET "
+            "last_event=excluded.last_event, void=excluded.void, settlement=excluded.settlement",
+            (number, first_event, last_event, int(void), settlement))
+
+    def flags(self) -> list[tuple[int, str, str, int | None, str]]:
+        return self._db.execute("SELECT coup, kind, severity, seat, detail FROM flags ORDER BY event_id, ordinal"
+                                ).fetchall()
+
+    def coups(self) -> list[tuple[int, int, int | None, int, str | None]]:
+        return self._db.execute("SELECT number, first_event, last_event, void, settlement FROM coups ORDER BY number"
+                                ).fetchall()
+
+    def add_evidence(self, content: bytes, media_type: str, event_id: int | None) -> str:
+        """Store a file named by its content's SHA-256 (written, synced, then renamed into place)."""
+        digest = hashlib.sha256(content).hexdigest()
+        suffix = {"image/jpeg": ".jpg", "image/png": ".png"}.get(media_type, ".bin")
+        self.evidence_dir.mkdir(parents=True, exist_ok=True)
+        final = self.evidence_dir / f"{digest}{suffix}"
+        if not final.exists():
+            partial = final.with_suffix(final.suffix + ".part")
+            with open(partial, "wb") as handle:
+                handle.write(content)
+                handle.flush()
+                os.fsync(handle.fileno())
+            partial.replace(final)
+        self._db.execute("INSERT OR IGNORE INTO evidence VALUES (?, ?, ?, ?)", (digest, event_id, final.name,
+                                                                                media_type))
+        return digest
+
+    def close(self) -> None:
+        self._db.close()
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    records: int
+    problems: list[str]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def verify_log(path: str | Path) -> VerifyReport:
+    """Walk the chain from the first record; name every record that breaks it."""
+    db = sqlite3.connect(f"file:{Path(path)}?mode=ro", uri=True)
+    problems: list[str] = []
+    expected_id, prev_hash, count = 1, GENESIS, 0
+    rows = db.execute("SELECT id, topic, publisher, seq, mono_ns, wall_ns, body, prev_hash, hash FROM events "
+                      "ORDER BY id")
+    for row in rows:
+        event = StoredEvent(*row)
+        count += 1
+        if event.id != expected_id:
+            missing = f"{expected_id}" if event.id == expected_id + 1 else f"{expected_id}..{event.id - 1}"
+            problems.append(f"record {missing} deleted: ids jump from {expected_id - 1} to {event.id}")
+        if event.prev_hash != prev_hash:
+            problems.append(f"record {event.id} does not follow record {event.id - 1}: inserted, or its "
+                            "predecessor was altered or deleted")
+        actual = record_hash(event.prev_hash, event.id, event.topic, event.publisher, event.seq, event.mono_ns,
+                             event.wall_ns, event.body)
+        if actual != event.hash:
+            problems.append(f"record {event.id} altered: its content does not match its hash")
+        expected_id, prev_hash = event.id + 1, event.hash
+    db.close()
+    return VerifyReport(count, problems)
