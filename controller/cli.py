@@ -15,6 +15,7 @@ from .rules.history import format_money, parse_history
 from .rules.profile import TableRules
 from .rules.summary import table_summary
 from .rules.table import Table
+from .rules.tomlread import TomlError
 
 
 def _print_json(data: object) -> None:
@@ -94,6 +95,76 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _setup_logging(level: str = "INFO") -> None:
+    import logging
+
+    logging.basicConfig(level=level, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+
+
+def cmd_proxy(args: argparse.Namespace) -> int:
+    import signal
+    import threading
+
+    import zmq
+
+    from .bus.proxy import Proxy
+    from .config import load_config
+
+    _setup_logging()
+    config = load_config(args.config)
+    _make_ipc_dirs(config.bus_publish, config.bus_subscribe)
+    proxy = Proxy(config.bus_publish, config.bus_subscribe)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    stop.wait()
+    proxy.close()
+    return 0
+
+
+def _make_ipc_dirs(*endpoints: str) -> None:
+    for endpoint in endpoints:
+        if endpoint.startswith("ipc://"):
+            Path(endpoint[len("ipc://"):]).parent.mkdir(parents=True, exist_ok=True)
+
+
+def cmd_engine(args: argparse.Namespace) -> int:
+    import zmq
+
+    from .config import load_config
+    from .engine import Engine, serve
+    from .store import EventStore
+
+    _setup_logging()
+    config = load_config(args.config)
+    config.store_path.parent.mkdir(parents=True, exist_ok=True)
+    _make_ipc_dirs(config.bus_snapshot)
+    store = EventStore(config.store_path, config.evidence_dir)
+    engine = Engine(config.rules, store, zmq.Context.instance(), config.bus_subscribe, config.bus_publish,
+                    config.bus_snapshot)
+    engine.referee.jackpot_meter = config.jackpot_meter_cents
+    serve(engine)
+    store.close()
+    return 0
+
+
+def cmd_verify_log(args: argparse.Namespace) -> int:
+    from .store import verify_log
+
+    path = Path(args.file)
+    if not path.exists():
+        print(f"stud-table: {path}: no such file", file=sys.stderr)
+        return 2
+    report = verify_log(path)
+    if report.ok:
+        print(f"{path}: {report.records} records, the chain is intact")
+        return 0
+    print(f"{path}: {report.records} records, {len(report.problems)} problems:")
+    for problem in report.problems:
+        print(f"  {problem}")
+    return 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="stud-table", description="Casino stud poker table controller")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -116,6 +187,18 @@ def build_parser() -> argparse.ArgumentParser:
     analyze.add_argument("--quiet", action="store_true", help="no progress on stderr")
     analyze.set_defaults(func=cmd_analyze)
 
+    proxy = commands.add_parser("proxy", help="run the bus's XSUB/XPUB proxy")
+    proxy.add_argument("--config", required=True)
+    proxy.set_defaults(func=cmd_proxy)
+
+    engine = commands.add_parser("engine", help="run the engine: bus events -> store -> rules core -> bus")
+    engine.add_argument("--config", required=True)
+    engine.set_defaults(func=cmd_engine)
+
+    verify = commands.add_parser("verify-log", help="check the event store's hash chain; name any broken record")
+    verify.add_argument("file")
+    verify.set_defaults(func=cmd_verify_log)
+
     demo = commands.add_parser("demo", help="play coups on a virtual table")
     demo.add_argument("--coups", type=int, default=10)
     demo.add_argument("--seed", type=int, default=1)
@@ -129,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
-    except (RulesError, OSError) as error:
+    except (RulesError, TomlError, OSError) as error:
         print(f"stud-table: {error}", file=sys.stderr)
         return 2
 

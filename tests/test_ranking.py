@@ -79,6 +79,10 @@ def hand(text: str) -> HandValue:
     return evaluate(parse_cards(text))
 
 
+def parse_ids(text: str) -> np.ndarray:
+    return np.array([[card.id for card in parse_cards(text)]])
+
+
 def describe(ids: np.ndarray) -> str:
     return " ".join(str(Card.from_id(int(i))) for i in ids)
 
@@ -153,10 +157,6 @@ def test_table_strength_is_evaluate_strength_on_every_hand(
     wrong = np.flatnonzero(from_table != evaluated)
     examples = [f"{describe(hands[i])}: table {from_table[i]:#x}, evaluate {evaluated[i]:#x}" for i in wrong[:5]]
     assert wrong.size == 0, f"{wrong.size} hands differ, e.g. {examples}"
-
-
-def parse_ids(text: str) -> np.ndarray:
-    return np.array([[card.id for card in parse_cards(text)]])
 
 
 # --- an independent evaluator ----------------------------------------------------

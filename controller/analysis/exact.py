@@ -74,6 +74,12 @@ _BLOCK_PLAYED_FIRST_FIVE = _BLOCK_FIRST_FIVE + _CATEGORIES  # the same, hands no
 _COL_VALUE_SQUARED = _BLOCK_PLAYED_FIRST_FIVE + _CATEGORIES  # sampling only
 _COLUMNS = _COL_VALUE_SQUARED + 1
 
+_SET3_HANDS = 1176  # C(49, 2) hands hold a given three-card set
+_BLOCK = 32  # ranks per block of sorted3: 64 bytes
+_SET3_BLOCKS = (_SET3_HANDS + _BLOCK - 1) // _BLOCK
+_SET3_STRIDE = _SET3_BLOCKS * _BLOCK  # padded with _PAD, which no threshold reaches
+_PAD = 32767
+
 _POPCOUNT = np.array([bin(mask).count("1") for mask in range(32)], dtype=np.int64)
 _SUIT_PERMUTATIONS = np.array(
     [(a, b, c, d) for a in range(4) for b in range(4) for c in range(4) for d in range(4) if len({a, b, c, d}) == 4],
@@ -90,7 +96,9 @@ class _Tables(NamedTuple):
     qualify: int  # the dealer qualifies with a rank of at least this
     cum1: npt.NDArray[np.int32]  # [card, t]: hands holding the card with rank < t
     cum2: npt.NDArray[np.int32]  # [pair index, t]
-    sorted3: npt.NDArray[np.int16]  # 1,176 sorted ranks per three-card set, by colex index
+    not_qualified2: npt.NDArray[np.int32]  # cum2[:, qualify], small enough to stay in cache
+    sorted3: npt.NDArray[np.int16]  # 1,176 sorted ranks per three-card set (padded to 1,184), by colex index
+    fence3: npt.NDArray[np.int16]  # the first rank of each 32-rank block of sorted3: a search reads 3 cache lines
     not_qualified3: npt.NDArray[np.int32]
     sorted4: npt.NDArray[np.int16]  # 48 sorted ranks per four-card set
     not_qualified4: npt.NDArray[np.int32]
@@ -144,15 +152,24 @@ def _count_containing(cards, size, threshold, tb):
         return (1 if rank < threshold else 0), (1 if rank == threshold else 0)
     index = tb.binom[cards[0], 1] + tb.binom[cards[1], 2] + tb.binom[cards[2], 3]
     if size == 3:
-        values, length = tb.sorted3, 1176
+        values = tb.sorted3
+        start = index * _SET3_STRIDE
+        blocks = _below(tb.fence3, index * _SET3_BLOCKS, _SET3_BLOCKS, threshold)
+        if blocks == 0:
+            below = 0
+        else:
+            block_start = start + (blocks - 1) * _BLOCK
+            below = (blocks - 1) * _BLOCK + _below(values, block_start, _BLOCK, threshold)
+        end = start + _SET3_STRIDE
     else:
         index += tb.binom[cards[3], 4]
-        values, length = tb.sorted4, 48
-    start = index * length
-    below = _below(values, start, length, threshold)
+        values = tb.sorted4
+        start = index * 48
+        below = _below(values, start, 48, threshold)
+        end = start + 48
     equal = 0
     position = start + below
-    while position < start + length and values[position] == threshold:
+    while position < end and values[position] == threshold:
         equal += 1
         position += 1
     return below, equal
@@ -164,7 +181,7 @@ def _count_not_qualified(cards, size, tb):
     if size == 1:
         return tb.cum1[cards[0], tb.qualify]
     if size == 2:
-        return tb.cum2[_pair_index(cards[0], cards[1]), tb.qualify]
+        return tb.not_qualified2[_pair_index(cards[0], cards[1])]
     index = tb.binom[cards[0], 1] + tb.binom[cards[1], 2] + tb.binom[cards[2], 3]
     if size == 3:
         return tb.not_qualified3[index]
@@ -233,7 +250,7 @@ def _settlement_sum(rules, category, not_qualified, win, lose):
 
 
 @njit(cache=True)
-def _evaluate_purchases(hand, up, rules, tb, sparse_cdf, merged, base, new_hand, new_rank, g_below, g_equal,
+def _evaluate_purchases(hand, up, rules, tb, all_below, merged, base, new_hand, new_rank, g_below, g_equal,
                         buy_value, buy_counts):
     """Every purchase for (``hand``, ``up``): discard ``hand[d]``, receive each of the 46 unseen cards.
 
@@ -241,9 +258,9 @@ def _evaluate_purchases(hand, up, rules, tb, sparse_cdf, merged, base, new_hand,
     raised hand's settlement (price not included); ``buy_counts[d, outcome, category]``: counts.
     """
     qualify = tb.qualify
-    # Dealer hands avoiding the player's five: cum1/cum2 rows for {u}, {u, p}, plus a dense
-    # cumulative table of the three-, four- and five-card sets {u} + S (|S| >= 2).
-    sparse_cdf[:] = 0
+    # all_below[t]: dealer hands avoiding the player's five with rank < t. The sets {u} + S with
+    # |S| >= 2 are scattered into a histogram, then added to the cum1/cum2 rows of {u} and {u, p}.
+    all_below[:] = 0
     base[0] = up
     for mask in range(31):
         subset_size = _POPCOUNT[mask]
@@ -252,32 +269,26 @@ def _evaluate_purchases(hand, up, rules, tb, sparse_cdf, merged, base, new_hand,
         size = _merge_subset(base, 1, hand, mask, merged)
         sign = 1 - 2 * (subset_size & 1)
         if size == 5:
-            sparse_cdf[_hand_rank(merged, tb)] += sign
+            all_below[_hand_rank(merged, tb)] += sign
             continue
         index = tb.binom[merged[0], 1] + tb.binom[merged[1], 2] + tb.binom[merged[2], 3]
         if size == 3:
-            for position in range(index * 1176, index * 1176 + 1176):
-                sparse_cdf[tb.sorted3[position]] += sign
+            for position in range(index * _SET3_STRIDE, index * _SET3_STRIDE + _SET3_HANDS):
+                all_below[tb.sorted3[position]] += sign
         else:
             index += tb.binom[merged[3], 4]
             for position in range(index * 48, index * 48 + 48):
-                sparse_cdf[tb.sorted4[position]] += sign
+                all_below[tb.sorted4[position]] += sign
     running = 0
-    for t in range(sparse_cdf.shape[0]):
-        count = sparse_cdf[t]
-        sparse_cdf[t] = running
+    for t in range(all_below.shape[0]):
+        count = all_below[t]
+        all_below[t] = running
         running += count
-    pairs = np.empty(5, np.int64)
+    all_below += tb.cum1[up]
     for i in range(5):
-        pairs[i] = _pair_index(min(up, hand[i]), max(up, hand[i]))
+        all_below -= tb.cum2[_pair_index(min(up, hand[i]), max(up, hand[i]))]
 
-    def all_below(t):
-        value = tb.cum1[up, t] + sparse_cdf[t]
-        for i in range(5):
-            value -= tb.cum2[pairs[i], t]
-        return value
-
-    all_not_qualified = all_below(qualify)
+    all_not_qualified = all_below[qualify]
     buy_value[:] = 0
     buy_counts[:] = 0
     next_card = 0
@@ -328,8 +339,8 @@ def _evaluate_purchases(hand, up, rules, tb, sparse_cdf, merged, base, new_hand,
             below = 0
             equal = 0
             if rank >= qualify:
-                below = all_below(rank) - g_below[discard]
-                equal = all_below(rank + 1) - below - g_below[discard] - g_equal[discard]
+                below = all_below[rank] - g_below[discard]
+                equal = all_below[rank + 1] - all_below[rank] - g_equal[discard]
             nq, win, tie, lose = _outcomes(HIDDEN_AFTER_PURCHASE, not_qualified, below, equal, rank, qualify)
             category = tb.category[rank]
             buy_value[discard] += _settlement_sum(rules, category, nq, win, lose)
@@ -382,7 +393,7 @@ def _exact_chunk(hands, ups, weights, strategy, allow_fold, allow_raise, allow_b
         g_equal = np.empty(5, np.int64)
         buy_value = np.zeros(5, np.int64)
         buy_counts = np.zeros((5, 4, _CATEGORIES), np.int64)
-        sparse_cdf = np.zeros(n_ranks + 1, np.int64) if evaluate_buy else np.zeros(1, np.int64)
+        all_below = np.zeros(n_ranks + 1, np.int64) if evaluate_buy else np.zeros(1, np.int64)
         for item in range(block * n // n_blocks, (block + 1) * n // n_blocks):
             for i in range(5):
                 hand[i] = hands[item, i]
@@ -394,7 +405,7 @@ def _exact_chunk(hands, ups, weights, strategy, allow_fold, allow_raise, allow_b
             nq, win, tie, lose = _outcomes(DEALER_HIDDEN_HANDS, nq_count, below, equal, rank, tb.qualify)
             raise_value = _settlement_sum(rules, category, nq, win, lose) * RAISE_SCALE
             if evaluate_buy:
-                _evaluate_purchases(hand, up, rules, tb, sparse_cdf, merged, base, new_hand, new_rank,
+                _evaluate_purchases(hand, up, rules, tb, all_below, merged, base, new_hand, new_rank,
                                     g_below, g_equal, buy_value, buy_counts)
             action = _choose(strategy, allow_fold, allow_raise, evaluate_buy, category, raise_value, buy_value,
                              rules.price)
@@ -499,7 +510,7 @@ def _build_tables(rank5, binom, n_ranks, qualify):
     """Per card set of one to four cards, the ranks of the five-card hands holding it."""
     hist1 = np.zeros((52, n_ranks + 1), np.int32)
     hist2 = np.zeros((1326, n_ranks + 1), np.int32)
-    sorted3 = np.empty(22100 * 1176, np.int16)
+    sorted3 = np.full(22100 * _SET3_STRIDE, _PAD, np.int16)
     filled3 = np.zeros(22100, np.int64)
     sorted4 = np.empty(270725 * 48, np.int16)
     filled4 = np.zeros(270725, np.int64)
@@ -517,7 +528,7 @@ def _build_tables(rank5, binom, n_ranks, qualify):
                                 hist2[_pair_index(cards[i], cards[j]), rank] += 1
                                 for k in range(j + 1, 5):
                                     index = binom[cards[i], 1] + binom[cards[j], 2] + binom[cards[k], 3]
-                                    sorted3[index * 1176 + filled3[index]] = rank
+                                    sorted3[index * _SET3_STRIDE + filled3[index]] = rank
                                     filled3[index] += 1
                         for left_out in range(5):
                             index = 0
@@ -536,17 +547,21 @@ def _build_tables(rank5, binom, n_ranks, qualify):
                 count = table[row, t]
                 table[row, t] = running
                 running += count
+    not_qualified2 = hist2[:, qualify].copy()
     not_qualified3 = np.empty(22100, np.int32)
+    fence3 = np.empty(22100 * _SET3_BLOCKS, np.int16)
     for index in range(22100):
-        segment = sorted3[index * 1176:(index + 1) * 1176]
+        segment = sorted3[index * _SET3_STRIDE:index * _SET3_STRIDE + _SET3_HANDS]
         segment.sort()
-        not_qualified3[index] = _below(segment, 0, 1176, qualify)
+        not_qualified3[index] = _below(segment, 0, _SET3_HANDS, qualify)
+        for block in range(_SET3_BLOCKS):
+            fence3[index * _SET3_BLOCKS + block] = sorted3[index * _SET3_STRIDE + block * _BLOCK]
     not_qualified4 = np.empty(270725, np.int32)
     for index in range(270725):
         segment = sorted4[index * 48:(index + 1) * 48]
         segment.sort()
         not_qualified4[index] = _below(segment, 0, 48, qualify)
-    return hist1, hist2, sorted3, not_qualified3, sorted4, not_qualified4
+    return hist1, hist2, not_qualified2, sorted3, fence3, not_qualified3, sorted4, not_qualified4
 
 
 _TABLES: _Tables | None = None
@@ -560,9 +575,8 @@ def _tables() -> _Tables:
         rank5 = ranking.rank_by_colex
         n_ranks = len(ranking.strength_by_rank)
         qualify = ranking.rank_of_value(ACE_KING)
-        cum1, cum2, sorted3, nq3, sorted4, nq4 = _build_tables(rank5, BINOMIAL, n_ranks, qualify)
         _TABLES = _Tables(rank5, np.ascontiguousarray(ranking.category_by_rank, dtype=np.int64), BINOMIAL,
-                          qualify, cum1, cum2, sorted3, nq3, sorted4, nq4)
+                          qualify, *_build_tables(rank5, BINOMIAL, n_ranks, qualify))
     return _TABLES
 
 
@@ -619,7 +633,7 @@ def _sample_chunk(block_sizes, block_seeds, strategy, allow_fold, allow_raise, a
         g_equal = np.empty(5, np.int64)
         buy_value = np.zeros(5, np.int64)
         buy_counts = np.zeros((5, 4, _CATEGORIES), np.int64)
-        sparse_cdf = np.zeros(n_ranks + 1, np.int64) if evaluate_buy else np.zeros(1, np.int64)
+        all_below = np.zeros(n_ranks + 1, np.int64) if evaluate_buy else np.zeros(1, np.int64)
         for _ in range(block_sizes[block]):
             # Player 5, up-card, dealer's 4 hidden, then the card a purchase would bring.
             for i in range(11):
@@ -633,7 +647,7 @@ def _sample_chunk(block_sizes, block_seeds, strategy, allow_fold, allow_raise, a
             nq, win, tie, lose = _outcomes(DEALER_HIDDEN_HANDS, nq_count, below, equal, rank, tb.qualify)
             raise_value = _settlement_sum(rules, category, nq, win, lose) * RAISE_SCALE
             if evaluate_buy:
-                _evaluate_purchases(hand, up, rules, tb, sparse_cdf, merged, base, new_hand, new_rank,
+                _evaluate_purchases(hand, up, rules, tb, all_below, merged, base, new_hand, new_rank,
                                     g_below, g_equal, buy_value, buy_counts)
             action = _choose(strategy, allow_fold, allow_raise, evaluate_buy, category, raise_value, buy_value,
                              rules.price)
@@ -668,6 +682,45 @@ def _sample_chunk(block_sizes, block_seeds, strategy, allow_fold, allow_raise, a
 
 
 # --- the entry point --------------------------------------------------------------
+
+
+def deal_counts(profile: Profile, hand: tuple[int, ...], up: int, purchases: bool = True) -> dict:
+    """Exact counts for one deal seen by the player: his five card ids and the dealer's up-card id.
+
+    ``raise``: dealer hands (of 163,185) by outcome and the raise's total settlement; ``buy`` (one
+    entry per discarded card id, when ``purchases``): the same over the 46 x 148,995 (card bought,
+    dealer's hidden cards), price not included.
+    """
+    tables = _tables()
+    rules = _rules_of(profile)
+    cards = np.array(sorted(hand), dtype=np.int64)
+    if len(set(hand)) != 5 or up in hand or not all(0 <= card < 52 for card in (*hand, up)):
+        raise ValueError(f"expected five distinct card ids and another up-card, not {hand} and {up}")
+    merged = np.empty(5, np.int64)
+    base = np.empty(2, np.int64)
+    rank = int(_hand_rank(cards, tables))
+    category = int(tables.category[rank])
+    nq_count, below, equal = _raise_counts(cards, up, rank, tables, base, merged)
+    counts = _outcomes(DEALER_HIDDEN_HANDS, nq_count, below, equal, rank, tables.qualify)
+    result: dict = {"raise": {
+        "counts": dict(zip(("not_qualified", "win", "tie", "lose"), map(int, counts), strict=True)),
+        "settlement": int(_settlement_sum(rules, category, counts[0], counts[1], counts[3])),
+    }}
+    if purchases:
+        buy_value = np.zeros(5, np.int64)
+        buy_counts = np.zeros((5, 4, _CATEGORIES), np.int64)
+        _evaluate_purchases(cards, up, rules, tables, np.zeros(len(tables.category) + 1, np.int64), merged, base,
+                            np.empty(5, np.int64), np.empty(5, np.int64), np.empty(5, np.int64),
+                            np.empty(5, np.int64), buy_value, buy_counts)
+        result["buy"] = {
+            int(cards[discard]): {
+                "counts": dict(zip(("not_qualified", "win", "tie", "lose"),
+                                   map(int, buy_counts[discard].sum(axis=1)), strict=True)),
+                "settlement": int(buy_value[discard]),
+            }
+            for discard in range(5)
+        }
+    return result
 
 
 def _rules_of(profile: Profile) -> _Rules:

@@ -107,6 +107,10 @@ class Subscriber:
         socket.connect(self._endpoint)
         return socket
 
+    @property
+    def socket(self) -> zmq.Socket:
+        return self._socket
+
     def reconnect(self) -> None:
         self._socket.close()
         self._socket = self._connect()

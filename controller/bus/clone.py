@@ -1,0 +1,67 @@
+"""The late joiner's side of the Clone pattern (ZeroMQ guide, chapter 5).
+
+Subscribe to ``core.`` first, then ask the engine for a snapshot: the state and
+the sequence number it stands at. Updates at or below that number are already
+in the snapshot and are skipped; the next ones apply in order. No gap, no
+duplicate, and a display that reloads shows the true table state at once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import zmq
+
+from .schema import Envelope, TableState
+from .transport import Subscriber
+
+
+class SnapshotTimeout(TimeoutError):
+    pass
+
+
+def request_snapshot(context: zmq.Context, endpoint: str, timeout_ms: int = 3000) -> dict[str, Any]:
+    socket = context.socket(zmq.DEALER)
+    socket.setsockopt(zmq.LINGER, 0)
+    socket.connect(endpoint)
+    try:
+        socket.send(b"snapshot")
+        if not socket.poll(timeout_ms):
+            raise SnapshotTimeout(f"no snapshot from {endpoint} within {timeout_ms} ms")
+        reply: dict[str, Any] = msgspec.json.decode(socket.recv())
+        return reply
+    finally:
+        socket.close()
+
+
+class TableFollower:
+    """Keeps the table state as the engine publishes it, from a snapshot on."""
+
+    def __init__(self, context: zmq.Context, subscribe_endpoint: str, snapshot_endpoint: str) -> None:
+        self.subscriber = Subscriber(context, subscribe_endpoint, ("core.",))
+        snapshot = request_snapshot(context, snapshot_endpoint)
+        self.engine = snapshot["publisher"]
+        self.seq = snapshot["seq"]
+        self.state: dict[str, Any] = snapshot["state"]
+        self.skipped = 0
+
+    def poll(self, timeout_ms: int) -> Envelope | None:
+        """Apply the next update; return it (None if nothing new came)."""
+        message = self.subscriber.receive(timeout_ms)
+        if message is None:
+            return None
+        _topic, envelope = message
+        if envelope.publisher == self.engine and envelope.seq == 1:
+            self.seq = 0  # the engine restarted: its numbering starts again
+        if envelope.publisher == self.engine and envelope.seq <= self.seq:
+            self.skipped += 1  # already in the snapshot
+            return None
+        if envelope.publisher == self.engine:
+            self.seq = envelope.seq
+        if isinstance(envelope.body, TableState):
+            self.state = envelope.body.state
+        return envelope
+
+    def close(self) -> None:
+        self.subscriber.close()

@@ -1,0 +1,214 @@
+"""The bus over real ZeroMQ sockets (ipc:// in a temporary folder): proxy, typed
+messages, sequence numbers, heartbeats, fuzzing, and late joiners (Clone pattern)."""
+
+from __future__ import annotations
+
+import random
+import threading
+
+import msgspec
+import pytest
+import zmq
+from busutil import endpoints, raw_publisher, send, simulated, wait_until
+from tables import rules_for
+
+from controller.bus.clone import TableFollower
+from controller.bus.proxy import Proxy
+from controller.bus.schema import ButtonPressed, CardPlaced, Envelope, encode
+from controller.bus.transport import Publisher, Subscriber
+from controller.engine import Engine
+from controller.store import EventStore
+
+
+@pytest.fixture
+def bus(tmp_path):
+    context = zmq.Context()
+    publish, subscribe, snapshot = endpoints(tmp_path)
+    proxy = Proxy(publish, subscribe)
+    yield context, publish, subscribe, snapshot
+    proxy.close()
+    context.destroy(linger=0)
+
+
+def _joined(publisher_socket, subscriber: Subscriber, topic: str = "vision.probe") -> None:
+    """Publish probes until the subscription has reached the proxy (ZeroMQ's slow joiner)."""
+    seq = 0
+
+    def probe() -> bool:
+        nonlocal seq
+        seq += 1
+        send(publisher_socket, topic, Envelope("probe", seq, seq, 0, ButtonPressed("no_more_bets")))
+        return subscriber.receive(20) is not None
+
+    assert wait_until(probe, timeout=10)
+    while subscriber.receive(50) is not None:
+        pass
+
+
+def test_typed_messages_cross_the_proxy_in_order(bus):
+    context, publish, subscribe, _ = bus
+    subscriber = Subscriber(context, subscribe, ("vision.",))
+    publisher = Publisher(context, publish, "camera")
+    assert wait_until(lambda: (publisher.publish("vision.card", CardPlaced(1, "As", False)) and
+                               subscriber.receive(20) is not None), timeout=10)
+    first = publisher.seq
+    for position in range(1, 8):
+        publisher.publish("vision.card", CardPlaced(position, None, False))
+    publisher.publish("sensor.button", ButtonPressed("no_more_bets"))  # another prefix: not for this subscriber
+    received = []
+    while (message := subscriber.receive(500)) is not None:
+        received.append(message)
+    assert [env.seq for _, env in received] == list(range(first + 1, first + 8))
+    assert [env.body.position for _, env in received] == list(range(1, 8))
+    assert all(topic == "vision.card" for topic, _ in received)
+    publisher.close()
+    subscriber.close()
+
+
+def test_out_of_sequence_messages_are_dropped_and_gaps_counted(bus):
+    context, publish, subscribe, _ = bus
+    subscriber = Subscriber(context, subscribe, ("sensor.",))
+    raw = raw_publisher(context, publish)
+    _joined(raw, subscriber, "sensor.probe")
+    body = ButtonPressed("end_of_deal")
+    for seq in (1, 2, 2, 1, 5, 4, 6):
+        send(raw, "sensor.button", Envelope("shoe", seq, seq, 0, body))
+    delivered = []
+    while (message := subscriber.receive(300)) is not None:
+        delivered.append(message[1].seq)
+    # 1 after 2 is a restart, accepted; 2 after 2 and 4 after 5 are old news.
+    assert delivered == [1, 2, 1, 5, 6]
+    assert subscriber.stats.dropped["out_of_sequence"] == 2
+    assert subscriber.stats.missed == 3  # after the restart at #1, #2 to #4 never came
+    raw.close()
+    subscriber.close()
+
+
+def _mutations(rng: random.Random, valid: list[bytes]) -> list[list[bytes]]:
+    topic, payload = valid
+    choices = [
+        lambda: [topic, bytes(rng.getrandbits(8) for _ in range(rng.randint(0, 200)))],
+        lambda: [topic, payload[: rng.randint(0, len(payload))]],
+        lambda: [topic, payload.replace(b'"seq":', b'"seq":-')],
+        lambda: [topic, payload.replace(b"card_placed", b"card_plaecd")],
+        lambda: [topic, payload.replace(b'"position":', b'"position":"x",')],
+        lambda: [topic, payload[:-1] + b',"extra":1}'],
+        lambda: [b"vision.\xff\xfe", payload],
+        lambda: [topic, payload, b"third frame"],
+        lambda: [topic],
+        lambda: [topic, b"[" * 5000],
+        lambda: [topic, b'{"publisher":"x","seq":1,"mono_ns":1,"wall_ns":1,"body":{"type":"heartbeat",'
+                        b'"interval_ms":' + b"9" * 400 + b"}}"],
+        lambda: [topic, b" " * (70 * 1024)],
+        lambda: [topic, bytearray(payload).__setitem__(rng.randrange(len(payload)), rng.getrandbits(8))
+                 or payload],
+    ]
+    out = []
+    for _ in range(rng.randint(1, 3)):
+        frames = rng.choice(choices)()
+        out.append([bytes(frame) for frame in frames])
+    return out
+
+
+def test_fuzz_random_and_mutated_messages_never_stop_a_subscriber(bus):
+    """20,000 bad messages interleaved with 2,000 good ones: every good one arrives, in order."""
+    context, publish, subscribe, _ = bus
+    subscribers = [Subscriber(context, subscribe, prefixes) for prefixes in
+                   (("vision.",), ("vision.", "sensor."), ("",))]
+    raw = raw_publisher(context, publish)
+    for subscriber in subscribers:
+        _joined(raw, subscriber)
+    rng = random.Random(2024)
+    sent_good = 0
+    bad = 0
+    done = threading.Event()
+
+    def pump() -> None:
+        nonlocal sent_good, bad
+        for seq in range(1, 2001):
+            envelope = Envelope("fuzzer", seq, seq, 0, CardPlaced(seq % 8, "Kd", seq % 2 == 0))
+            frames = encode("vision.card", envelope)
+            for mutated in _mutations(rng, frames) * 1:
+                raw.send_multipart(mutated)
+                bad += 1
+            for _ in range(max(0, 10 - (bad - 10 * (seq - 1)))):  # keep about ten bad ones per good one
+                raw.send_multipart([b"vision.card", bytes(rng.getrandbits(8) for _ in range(rng.randint(1, 64)))])
+                bad += 1
+            raw.send_multipart(frames)
+            sent_good += 1
+        done.set()
+
+    pumping = threading.Thread(target=pump)
+    pumping.start()
+    results = []
+    for subscriber in subscribers:
+        good = []
+        while len(good) < 2000:
+            message = subscriber.receive(5000)
+            if message is None:
+                break
+            if message[1].publisher == "fuzzer":
+                good.append(message[1].seq)
+        results.append(good)
+    pumping.join()
+    assert bad >= 20_000
+    for subscriber, good in zip(subscribers, results, strict=True):
+        assert good == list(range(1, 2001)), "every valid message, in order, none lost"
+        dropped = sum(subscriber.stats.dropped.values())
+        assert dropped >= 19_000, subscriber.stats
+        assert subscriber.stats.dropped["malformed"] > 0 and subscriber.stats.dropped["oversized"] > 0
+    raw.close()
+    for subscriber in subscribers:
+        subscriber.close()
+
+
+def test_a_silent_publisher_is_reported_gone_then_back(bus):
+    context, publish, subscribe, _ = bus
+    events = []
+    subscriber = Subscriber(context, subscribe, ("sensor.",), silence_ms=600,
+                            on_peer=lambda name, alive: events.append((name, alive)))
+    shoe = Publisher(context, publish, "shoe", heartbeat_topic="sensor.heartbeat", heartbeat_ms=100)
+    assert wait_until(lambda: subscriber.receive(50) is not None and "shoe" in subscriber.peers)
+    shoe.close()
+    assert wait_until(lambda: subscriber.receive(50) is None and ("shoe", False) in events, timeout=5)
+    assert subscriber.stats.reconnects >= 0
+    shoe = Publisher(context, publish, "shoe", heartbeat_topic="sensor.heartbeat", heartbeat_ms=100)
+    assert wait_until(lambda: subscriber.receive(50) is not None and ("shoe", True) in events, timeout=10)
+    shoe.close()
+    subscriber.close()
+
+
+def test_a_late_joiner_gets_the_snapshot_then_every_update_without_gap_or_duplicate(bus, tmp_path):
+    context, publish, subscribe, snapshot = bus
+    rules = rules_for("fr-2007", bonus=True, card_purchase=True)
+    reference, envelopes = simulated(rules, seed=5, coups=3)
+    store = EventStore(tmp_path / "events.sqlite")
+    engine = Engine(rules, store, context, subscribe, publish, snapshot)
+    running = threading.Thread(target=engine.run)
+    running.start()
+    raw = raw_publisher(context, publish)
+    try:
+        probe = Subscriber(context, subscribe, ("core.",))
+        assert wait_until(lambda: probe.receive(50) is not None)  # the engine's heartbeat: the bus is up
+        half = len(envelopes) // 2
+        # The engine's own subscription may still be joining: resend until it has recorded the first event.
+        assert wait_until(lambda: (send(raw, *envelopes[0]), store.last_id >= 1)[1], timeout=10)
+        for topic, envelope in envelopes[1:half]:
+            send(raw, topic, envelope)
+        assert wait_until(lambda: engine.store.last_id >= half, timeout=20)
+        follower = TableFollower(context, subscribe, snapshot)
+        assert follower.state["recorded_events"] >= half
+        for topic, envelope in envelopes[half:]:
+            send(raw, topic, envelope)
+        assert wait_until(lambda: (follower.poll(50), follower.state["recorded_events"] == len(envelopes))[1],
+                          timeout=30)
+        assert follower.state["coup"] == reference.coup.number
+        assert follower.state["settlements"] == msgspec.to_builtins(
+            engine.referee.state()["settlements"])
+        assert len(follower.state["settlements"]) == 3
+    finally:
+        engine.stop()
+        running.join()
+        engine.close()
+        raw.close()
+        store.close()

@@ -1,0 +1,79 @@
+"""The scoring rules of vision.evaluate, with a fake reader (no model needed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from vision.evaluate import evaluate_manifest
+
+
+class _Det:
+    def __init__(self, label, box, kind="card_face"):
+        self.label, self.box, self.confidence, self.kind = label, box, 0.9, kind
+
+
+class FakeReader:
+    def __init__(self, answers):
+        self.answers = answers
+
+    def read(self, path):
+        return self.answers[Path(path).name]
+
+
+def _manifest(tmp_path: Path, rows: list[str]) -> Path:
+    p = tmp_path / "manifest.csv"
+    p.write_text("image,label,x1,y1,x2,y2\r\n" + "\r\n".join(rows) + "\r\n")
+    return p
+
+
+def test_scores_boxes_backs_chips_jokers_and_false_cards(tmp_path):
+    m = _manifest(
+        tmp_path,
+        [
+            "images/a.jpg,AS,0,0,100,150",
+            "images/a.jpg,10H,200,0,300,150",
+            "images/a.jpg,BACK,400,0,500,150",
+            "images/a.jpg,JOKER,0,300,100,450",
+            "images/b.jpg,K?,0,0,100,150",
+            "images/b.jpg,CHIP-RED,300,300,340,340",
+        ],
+    )
+    reader = FakeReader(
+        {
+            "a.jpg": [
+                _Det("AS", (2, 2, 100, 148)),  # right
+                _Det("10D", (205, 0, 300, 150)),  # rank right, suit wrong
+                _Det("BACK", (400, 5, 500, 150), "card_back"),
+                _Det("QH", (0, 300, 100, 450)),  # on the joker: ignored, not false
+                _Det("2C", (600, 600, 640, 640)),  # false card
+            ],
+            "b.jpg": [_Det("KD", (0, 0, 100, 150)), _Det("CHIP", (300, 300, 341, 341), "chip")],
+        }
+    )
+    r = evaluate_manifest(m, reader=reader)
+    assert r["images"] == 2
+    assert r["card_accuracy"] == pytest.approx(2 / 3, abs=1e-3)  # AS, K? (rank only); 10H wrong
+    assert r["rank_accuracy"] == 1.0
+    assert r["back_recall"] == 1.0
+    assert r["chip_recall"] == 1.0
+    assert r["false_cards_per_image"] == 0.5
+
+
+def test_low_iou_is_a_miss_and_exclusion_works(tmp_path):
+    m = _manifest(tmp_path, ["images/a.jpg,AS,0,0,100,150", "images/b.jpg,2C,0,0,100,150"])
+    reader = FakeReader({"a.jpg": [_Det("AS", (60, 80, 160, 230))], "b.jpg": [_Det("2C", (0, 0, 100, 150))]})
+    r = evaluate_manifest(m, reader=reader)
+    assert r["card_accuracy"] == 0.5 and r["false_cards_per_image"] == 0.5
+    ex = tmp_path / "overlap.csv"
+    ex.write_text("train_image,val_image\nimages/x.jpg,images/a.jpg\n")
+    r = evaluate_manifest(m, exclude=ex, reader=reader)
+    assert r["images"] == 1 and r["card_accuracy"] == 1.0
+
+
+def test_image_level_rows_compare_multisets(tmp_path):
+    m = _manifest(tmp_path, ["images/a.jpg,AS,,,,", "images/a.jpg,AS,,,,", "images/a.jpg,BACK,,,,"])
+    reader = FakeReader({"a.jpg": [_Det("AS", (0, 0, 1, 1)), _Det("BACK", (5, 5, 9, 9), "card_back")]})
+    r = evaluate_manifest(m, reader=reader)
+    assert r["card_accuracy"] == 0.5 and r["back_recall"] == 1.0

@@ -1,0 +1,200 @@
+"""Score the card reader on a labelled manifest (image,label,x1,y1,x2,y2).
+
+    python -m vision.evaluate --manifest ../shared/realcards/ScottJJosh-PokerSensei/manifest.csv --json
+    python -m vision.evaluate --manifest ... --exclude ../shared/realcards/ScottJJosh-PokerSensei-train/val_overlap.csv
+
+Boxed rows: predictions are matched one-to-one to labelled boxes, greedily by IoU (>= 0.5). Image-level rows (empty
+box) compare multisets of labels. ``JOKER`` rows are not scored but absorb a matching prediction (not a false card).
+A suit ``?`` (e.g. ``K?``) is scored on rank only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+
+from vision.common import CARDS, read_manifest, split_card
+
+
+def _iou(a, b) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    u = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / u if u > 0 else 0.0
+
+
+def _is_face(label: str) -> bool:
+    return label in CARDS or (label.endswith("?") and split_card(label)[0] in {split_card(c)[0] for c in CARDS})
+
+
+def _exclusions(exclude) -> set[str]:
+    """Image names to skip: a CSV path (columns ``val_image`` or ``image``) or an iterable of names."""
+    if exclude is None:
+        return set()
+    if isinstance(exclude, str | Path):
+        with open(exclude, newline="") as f:
+            rows = list(csv.DictReader(f))
+        col = "val_image" if rows and "val_image" in rows[0] else "image"
+        return {r[col].strip() for r in rows}
+    return {str(e) for e in exclude}
+
+
+def evaluate_manifest(
+    manifest_path,
+    exclude=None,
+    reader=None,
+    images_root=None,
+    iou: float = 0.5,
+    limit: int | None = None,
+    details: bool = False,
+) -> dict:
+    """Run the reader on every image of the manifest and score it.
+
+    ``exclude``: a CSV (``val_overlap.csv``: its ``val_image`` column; else an ``image`` column) or image names.
+    Returns card_accuracy, rank_accuracy, suit_accuracy, back_recall, chip_recall, face_detection_recall,
+    false_cards_per_image, images, and the counts behind them.
+    """
+    if reader is None:
+        from vision.identify import CardReader
+
+        reader = CardReader()
+    manifest_path = Path(manifest_path)
+    root = Path(images_root) if images_root else manifest_path.parent
+    man = read_manifest(manifest_path)
+    skip = _exclusions(exclude)
+    names = [n for n in sorted(man) if n not in skip and Path(n).name not in skip]
+    if limit:
+        names = names[:limit]
+    c = Counter()
+    errors: list[dict] = []
+    t0 = time.time()
+    for name in names:
+        rows = man[name]
+        preds = reader.read(root / name)
+        pcards = [p for p in preds if p.label != "CHIP"]
+        boxed = [r for r in rows if r.box is not None]
+        used: set[int] = set()
+        pairs = sorted(
+            ((_iou(r.box, p.box), gi, pi) for gi, r in enumerate(boxed) for pi, p in enumerate(preds)), reverse=True
+        )
+        match: dict[int, int] = {}
+        for v, gi, pi in pairs:
+            if v < iou:
+                break
+            if gi in match or pi in used:
+                continue
+            match[gi] = pi
+            used.add(pi)
+        for gi, r in enumerate(boxed):
+            p = preds[match[gi]] if gi in match else None
+            got = p.label if p else None
+            if _is_face(r.label):
+                rank, suit = split_card(r.label)
+                c["faces"] += 1
+                c["faces_detected"] += p is not None
+                ok_rank = got is not None and _is_face(got) and split_card(got)[0] == rank
+                ok = ok_rank if suit == "?" else got == r.label
+                c["faces_correct"] += ok
+                c["faces_rank_correct"] += ok_rank
+                if suit != "?":
+                    c["faces_suit_known"] += 1
+                    c["faces_suit_correct"] += got is not None and _is_face(got) and split_card(got)[1] == suit
+                if not ok:
+                    errors.append({"image": name, "label": r.label, "got": got})
+            elif r.label == "BACK":
+                c["backs"] += 1
+                c["backs_found"] += got == "BACK"
+                if got != "BACK":
+                    errors.append({"image": name, "label": r.label, "got": got})
+            elif r.label.startswith("CHIP"):
+                c["chips"] += 1
+                c["chips_found"] += got == "CHIP"
+        # predicted cards (faces or backs) not matched to any labelled box
+        # image-level rows: multisets (unmatched predictions may stand for them)
+        img_level = [r.label for r in rows if r.box is None]
+        unmatched = sum(1 for pi, p in enumerate(preds) if p.label != "CHIP" and pi not in used)
+        n_img_cards = sum(1 for lab in img_level if not lab.startswith("CHIP"))
+        c["false_cards"] += max(0, unmatched - n_img_cards)
+        if img_level:
+            want = Counter(img_level)
+            have = Counter(p.label for p in pcards)
+            have_rank = Counter(split_card(p.label)[0] for p in pcards if _is_face(p.label))
+            for lab, n in want.items():
+                if _is_face(lab):
+                    rank, suit = split_card(lab)
+                    c["faces"] += n
+                    if suit == "?":
+                        hit = min(n, have_rank[rank])
+                    else:
+                        hit = min(n, have[lab])
+                        c["faces_suit_known"] += n
+                        c["faces_suit_correct"] += hit
+                    c["faces_correct"] += hit
+                    c["faces_detected"] += hit
+                    c["faces_rank_correct"] += min(n, have_rank[rank])
+                elif lab == "BACK":
+                    c["backs"] += n
+                    c["backs_found"] += min(n, have["BACK"])
+                elif lab.startswith("CHIP"):
+                    c["chips"] += n
+                    c["chips_found"] += min(n, sum(1 for p in preds if p.label == "CHIP"))
+        c["images"] += 1
+
+    def ratio(a: str, b: str) -> float | None:
+        return round(c[a] / c[b], 4) if c[b] else None
+
+    out = {
+        "card_accuracy": ratio("faces_correct", "faces"),
+        "rank_accuracy": ratio("faces_rank_correct", "faces"),
+        "suit_accuracy": ratio("faces_suit_correct", "faces_suit_known"),
+        "face_detection_recall": ratio("faces_detected", "faces"),
+        "back_recall": ratio("backs_found", "backs"),
+        "chip_recall": ratio("chips_found", "chips"),
+        "false_cards_per_image": round(c["false_cards"] / c["images"], 4) if c["images"] else None,
+        "images": c["images"],
+        "faces": c["faces"],
+        "backs": c["backs"],
+        "chips": c["chips"],
+        "false_cards": c["false_cards"],
+        "excluded_images": len(man) - len(names) if not limit else None,
+        "seconds_per_image": round((time.time() - t0) / max(1, c["images"]), 3),
+    }
+    if details:
+        out["errors"] = errors
+    return out
+
+
+def main(argv: Iterable[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="python -m vision.evaluate", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--manifest", required=True)
+    ap.add_argument("--exclude", default=None, help="CSV of images to skip (val_overlap.csv: its val_image column)")
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--details", action="store_true", help="include every misread card")
+    ap.add_argument("--limit", type=int, default=None)
+    a = ap.parse_args(list(argv) if argv is not None else None)
+    res = evaluate_manifest(a.manifest, a.exclude, limit=a.limit, details=a.details)
+    if a.json:
+        print(json.dumps(res, indent=2))
+    else:
+        for k, v in res.items():
+            if k != "errors":
+                print(f"{k:24s} {v}")
+        for e in res.get("errors", []):
+            print(f"  miss {e['image']} {e['label']} -> {e['got']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+
+
+__all__ = ["evaluate_manifest"]

@@ -1,0 +1,164 @@
+"""Read cards and chips in an image: YOLO detector (card_face / card_back / chip) + crop identifier (rank and suit).
+
+    from vision.identify import CardReader
+    reader = CardReader()                      # loads models/card_detector.pt and models/card_identifier.pt
+    for det in reader.read("photo.jpg"):      # or an RGB numpy array
+        print(det.label, det.box, det.confidence)
+
+Labels: the 52 cards (``AS``, ``10H``, ...), ``BACK``, ``JOKER``, ``CHIP``.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from vision.common import ID_CLASSES, MODELS
+
+CROP = 96  # identifier input side
+
+
+def square_crop(img: np.ndarray, box, out: int, margin: float = 1.25) -> np.ndarray:
+    """Square crop centred on ``box`` (x1, y1, x2, y2), side ``margin * max(w, h)``, resized to ``out``."""
+    import cv2
+
+    x1, y1, x2, y2 = (float(v) for v in box)
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    side = max(x2 - x1, y2 - y1, 4.0) * margin
+    src = np.float32([[cx - side / 2, cy - side / 2], [cx + side / 2, cy - side / 2], [cx - side / 2, cy + side / 2]])
+    dst = np.float32([[0, 0], [out, 0], [0, out]])
+    m = cv2.getAffineTransform(src, dst)
+    interp = cv2.INTER_AREA if side > out else cv2.INTER_LINEAR
+    return cv2.warpAffine(img, m, (out, out), flags=interp, borderMode=cv2.BORDER_REPLICATE)
+
+
+def _net(num_classes: int):
+    import torch.nn as nn
+
+    def block(cin: int, cout: int, stride: int) -> nn.Module:
+        return nn.Sequential(
+            nn.Conv2d(cin, cout, 3, stride, 1, bias=False),
+            nn.BatchNorm2d(cout),
+            nn.SiLU(inplace=True),
+            nn.Conv2d(cout, cout, 3, 1, 1, bias=False),
+            nn.BatchNorm2d(cout),
+            nn.SiLU(inplace=True),
+        )
+
+    class Net(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.features = nn.Sequential(
+                nn.Conv2d(3, 16, 3, 2, 1, bias=False),  # 48
+                nn.BatchNorm2d(16),
+                nn.SiLU(inplace=True),
+                block(16, 32, 2),  # 24
+                block(32, 64, 2),  # 12
+                block(64, 128, 2),  # 6
+                nn.Conv2d(128, 192, 1, bias=False),
+                nn.BatchNorm2d(192),
+                nn.SiLU(inplace=True),
+            )
+            self.pool = nn.AdaptiveAvgPool2d(1)
+            self.drop = nn.Dropout(0.2)
+            self.fc = nn.Linear(192, num_classes)
+
+        def forward(self, x):
+            x = (x - 0.5) / 0.25
+            return self.fc(self.drop(self.pool(self.features(x)).flatten(1)))
+
+    return Net()
+
+
+def IdentifierNet(num_classes: int = len(ID_CLASSES)):  # noqa: N802 - factory named like the class it builds
+    return _net(num_classes)
+
+
+@dataclass(frozen=True)
+class Detection:
+    label: str  # "AS".."KD", "BACK", "JOKER", "CHIP"
+    box: tuple[float, float, float, float]  # x1, y1, x2, y2 in input-image pixels
+    confidence: float
+    kind: str  # detector class: card_face / card_back / chip
+
+
+class CardReader:
+    """Detector + identifier, loaded once. CPU-only."""
+
+    def __init__(self, models: Path = MODELS, conf: float = 0.25, imgsz: int | None = None, tta: bool = True) -> None:
+        import torch
+        from ultralytics import YOLO
+
+        self.det = YOLO(str(models / "card_detector.pt"), task="detect")
+        train_args = (getattr(self.det, "ckpt", None) or {}).get("train_args", {})
+        self.imgsz = imgsz or int(train_args.get("imgsz", 320))
+        ck = torch.load(models / "card_identifier.pt", map_location="cpu", weights_only=False)
+        self.classes: list[str] = list(ck["classes"])
+        self.crop = int(ck["crop"])
+        self.idn = IdentifierNet(len(self.classes))
+        self.idn.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in ck["state_dict"].items()})
+        self.idn.eval()
+        self.conf = conf
+        self.tta = tta
+
+    def identify_crops(self, img: np.ndarray, boxes: list) -> np.ndarray:
+        """Class probabilities (len(boxes) x len(classes)) for boxes in an RGB image (rotation TTA: 0/90/180/270)."""
+        import torch
+
+        if not boxes:
+            return np.zeros((0, len(self.classes)), np.float32)
+        crops = np.stack([square_crop(img, b, self.crop) for b in boxes])
+        x = torch.from_numpy(crops).permute(0, 3, 1, 2).float().div(255)
+        with torch.no_grad():
+            rots = range(4) if self.tta else range(1)
+            p = sum(torch.softmax(self.idn(torch.rot90(x, k, (2, 3))), 1) for k in rots) / len(rots)
+        return p.numpy()
+
+    def read(self, image) -> list[Detection]:
+        from PIL import Image
+
+        img = np.asarray(Image.open(image).convert("RGB")) if isinstance(image, str | Path) else np.asarray(image)
+        res = self.det.predict(
+            img[..., ::-1],
+            imgsz=self.imgsz,
+            conf=self.conf,
+            device="cpu",
+            verbose=False,
+            agnostic_nms=True,
+            max_det=100,
+        )[0]
+        boxes = res.boxes.xyxy.numpy().tolist()
+        cls = res.boxes.cls.numpy().astype(int).tolist()
+        confs = res.boxes.conf.numpy().tolist()
+        card_idx = [i for i, c in enumerate(cls) if c in (0, 1)]
+        probs = self.identify_crops(img, [boxes[i] for i in card_idx])
+        out: list[Detection] = []
+        pmap = dict(zip(card_idx, probs, strict=True))
+        for i, (b, c, cf) in enumerate(zip(boxes, cls, confs, strict=True)):
+            kind = ("card_face", "card_back", "chip")[c]
+            if c == 2:
+                out.append(Detection("CHIP", tuple(b), float(cf), kind))
+                continue
+            p = pmap[i]
+            j = int(p.argmax())
+            out.append(Detection(self.classes[j], tuple(b), float(cf * p[j]), kind))
+        return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m vision.identify", description="Read the cards in images.")
+    ap.add_argument("images", nargs="+")
+    a = ap.parse_args(argv)
+    reader = CardReader()
+    for p in a.images:
+        for d in reader.read(p):
+            print(f"{p}\t{d.label}\t{d.confidence:.2f}\t" + ",".join(f"{v:.0f}" for v in d.box))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,408 @@
+"""Synthetic training scenes: card art composited onto felt-like backgrounds.
+
+Card art: the Debian ``gnome-cards-data`` (aisleriot) SVG decks, rendered with ``rsvg-convert`` (or cairosvg),
+and the 52 geaxgx card faces. Each scene: 0-14 cards (faces of several decks, backs of several designs) with
+perspective, rotation, slight overlaps, 0-6 chips, lighting gradients, colour casts, glare, shadows, blur, noise,
+JPEG, occluders.
+No mirrored card art is ever produced.
+
+    python -m vision.synth --out build/vision/synth --n 400 --seed 1
+
+writes ``images/*.jpg``, ``labels/*.txt`` (YOLO boxes, classes of ``DET_CLASSES``) and ``manifest.csv`` (the real
+sets' format: image,label,x1,y1,x2,y2) so that crops can also be taken for the identifier.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import gzip
+import io
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from vision.common import BUILD, CARDS, GEAXGX_DIR, RANKS, det_class
+
+AISLERIOT = Path("/usr/share/aisleriot/cards")
+# Decks laid out as the aisleriot 13x5 grid: rows clubs, diamonds, hearts, spades;
+# row 5: black joker, red joker, back(s).
+DECKS = [
+    "anglo",
+    "anglo_poker",
+    "bellot",
+    "neoclassical",
+    "ornamental",
+    "paris",
+    "plastic",
+    "simplistic",
+    "tango",
+    "gnomangelo",
+    "dondorf",
+    "guyenne-classic",
+]
+SUIT_ROWS = ["C", "D", "H", "S"]
+CARD_H = 300  # rendered card height in px (textures)
+
+CHIP_COLOURS = {
+    "CHIP-RED": (200, 30, 35),
+    "CHIP-BLUE": (30, 60, 190),
+    "CHIP-GREEN": (30, 140, 60),
+    "CHIP-BLACK": (25, 25, 28),
+    "CHIP-WHITE": (235, 235, 230),
+}
+
+
+def _render_svg(svgz: Path, width: int) -> np.ndarray:
+    """Render an svg(z) to an RGBA array of the given width."""
+    from PIL import Image
+
+    if shutil.which("rsvg-convert"):
+        png = subprocess.run(["rsvg-convert", "-w", str(width), str(svgz)], check=True, capture_output=True).stdout
+    else:  # pragma: no cover - fallback
+        import cairosvg
+
+        data = gzip.open(svgz).read() if svgz.suffix == ".svgz" else svgz.read_bytes()  # noqa: SIM115
+        png = cairosvg.svg2png(bytestring=data, output_width=width)
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGBA"))
+
+
+def _trim(card: np.ndarray) -> np.ndarray:
+    a = card[..., 3] > 8
+    ys, xs = np.where(a)
+    if len(ys) == 0:
+        return card
+    return card[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
+
+
+def build_textures(cache: Path = BUILD / "cards", verbose: bool = True) -> dict[str, list[np.ndarray]]:
+    """Return {label: [RGBA arrays]} for the 52 faces, 'BACK' and 'JOKER'. Cached as PNG under ``cache``."""
+    from PIL import Image
+
+    out: dict[str, list[np.ndarray]] = {k: [] for k in CARDS + ["BACK", "JOKER"]}
+    cache.mkdir(parents=True, exist_ok=True)
+    for deck in DECKS:
+        src = AISLERIOT / f"{deck}.svgz"
+        d = cache / deck
+        if not d.exists() and src.exists():
+            t0 = time.time()
+            sheet = _render_svg(src, 13 * CARD_H * 2 // 3)
+            h, w = sheet.shape[:2]
+            cw, ch = w / 13, h / 5
+            tmp = cache / f".{deck}.tmp"
+            tmp.mkdir(exist_ok=True)
+            for r in range(5):
+                for c in range(13):
+                    cell = sheet[int(r * ch) : int((r + 1) * ch), int(c * cw) : int((c + 1) * cw)]
+                    if cell[..., 3].mean() < 60:
+                        continue
+                    if r < 4:
+                        name = RANKS[c] + SUIT_ROWS[r]
+                    elif c < 2:
+                        name = f"JOKER_{c}"
+                    else:
+                        name = f"BACK_{c}"
+                    Image.fromarray(_trim(cell)).save(tmp / f"{name}.png")
+            tmp.rename(d)
+            if verbose:
+                print(f"  rendered deck {deck} in {time.time() - t0:.1f}s", flush=True)
+        if not d.exists():
+            continue
+        for p in sorted(d.glob("*.png")):
+            lab = p.stem.split("_")[0]
+            if lab in out:
+                out[lab].append(np.asarray(Image.open(p).convert("RGBA")))
+    # geaxgx faces: mask the rounded corners (black outside) to alpha.
+    gdir = GEAXGX_DIR / "cardfaces"
+    if gdir.exists():
+        for p in sorted(gdir.iterdir()):
+            lab = p.stem[:-1] + p.stem[-1].upper()
+            if lab not in out:
+                continue
+            rgb = np.asarray(Image.open(p).convert("RGB"))
+            h, w = rgb.shape[:2]
+            alpha = np.full((h, w), 255, np.uint8)
+            rad = 14
+            yy, xx = np.mgrid[0:h, 0:w]
+            for cy, cx in ((rad, rad), (rad, w - rad - 1), (h - rad - 1, rad), (h - rad - 1, w - rad - 1)):
+                corner = ((yy < rad) if cy == rad else (yy > h - rad - 1)) & (
+                    (xx < rad) if cx == rad else (xx > w - rad - 1)
+                )
+                alpha[corner & ((yy - cy) ** 2 + (xx - cx) ** 2 > rad**2)] = 0
+            alpha[:2, :] = alpha[-2:, :] = 0
+            alpha[:, :2] = alpha[:, -2:] = 0
+            out[lab].append(np.dstack([rgb, alpha]))
+    # Extra procedural backs (Bicycle-like red/blue, plain patterns), a few per colour.
+    rng = np.random.default_rng(123)
+    for _ in range(8):
+        out["BACK"].append(_procedural_back(rng))
+    return out
+
+
+def _procedural_back(rng: np.random.Generator) -> np.ndarray:
+    import cv2
+
+    h, w = CARD_H, CARD_H * 2 // 3
+    col = np.array(rng.choice([(170, 30, 35), (30, 50, 150), (20, 90, 40), (20, 20, 20), (120, 30, 110)]), np.float32)
+    img = np.full((h, w, 3), 245, np.float32)
+    m = int(rng.integers(6, 16))
+    inner = np.full((h - 2 * m, w - 2 * m, 3), col, np.float32)
+    yy, xx = np.mgrid[0 : h - 2 * m, 0 : w - 2 * m]
+    period = rng.uniform(6, 14)
+    pat = (np.sin((xx + yy) / period * np.pi) * np.sin((xx - yy) / period * np.pi)) > rng.uniform(-0.3, 0.3)
+    inner[pat] = inner[pat] * 0.55 + 255 * 0.45
+    img[m : h - m, m : w - m] = inner
+    if rng.random() < 0.5:
+        cv2.ellipse(img, (w // 2, h // 2), (w // 5, h // 7), 0, 0, 360, (245, 245, 245), 2)
+    alpha = np.full((h, w), 255, np.uint8)
+    rad = 12
+    for cy, cx in ((rad, rad), (rad, w - rad), (h - rad, rad), (h - rad, w - rad)):
+        sub = np.zeros_like(alpha)
+        cv2.circle(sub, (cx, cy), rad, 255, -1)
+        ys = slice(0, rad) if cy == rad else slice(h - rad, h)
+        xs = slice(0, rad) if cx == rad else slice(w - rad, w)
+        alpha[ys, xs] = sub[ys, xs]
+    return np.dstack([img.astype(np.uint8), alpha])
+
+
+def _background(rng: np.random.Generator, size: int) -> np.ndarray:
+    """Felt, cloth, wood or plain surfaces with low-frequency shading and noise (float32 RGB 0-255)."""
+    import cv2
+
+    kind = rng.choice(["felt", "felt", "wood", "plain", "speckle"])
+    if kind == "felt":
+        base = np.array(
+            rng.choice([(30, 110, 60), (20, 90, 45), (25, 70, 120), (120, 25, 30), (40, 40, 45)]), np.float32
+        )
+        base = base * rng.uniform(0.6, 1.4)
+    elif kind == "wood":
+        base = np.array((rng.uniform(90, 170), rng.uniform(55, 110), rng.uniform(25, 60)), np.float32)
+    else:
+        base = np.array(rng.uniform(20, 235, 3), np.float32)
+    img = np.ones((size, size, 3), np.float32) * base
+    # fine noise (felt fibre) and low-frequency blotches
+    img += rng.normal(0, rng.uniform(2, 10), (size, size, 1)).astype(np.float32)
+    low = cv2.resize(rng.normal(0, 1, (8, 8)).astype(np.float32), (size, size), interpolation=cv2.INTER_CUBIC)
+    img *= (1 + 0.12 * low)[..., None]
+    if kind == "wood":
+        yy = np.arange(size, dtype=np.float32)[:, None]
+        grain = np.sin(
+            yy / rng.uniform(3, 12) + 3 * cv2.resize(rng.normal(0, 1, (4, 16)).astype(np.float32), (size, size))
+        )
+        img *= (1 + 0.12 * grain)[..., None]
+        if rng.random() < 0.5:
+            img = np.ascontiguousarray(np.rot90(img))
+    if kind == "speckle":
+        sp = rng.random((size, size)) < 0.08
+        img[sp] = rng.uniform(0, 255, 3).astype(np.float32)
+        img = cv2.GaussianBlur(img, (3, 3), 0)
+    if rng.random() < 0.3:  # painted betting line / ring on felt
+        c = tuple(float(v) for v in rng.uniform(150, 255, 3))
+        cv2.circle(
+            img, tuple(int(v) for v in rng.integers(0, size, 2)), int(rng.integers(40, 200)), c, int(rng.integers(2, 6))
+        )
+    return np.clip(img, 0, 255)
+
+
+def _chip(rng: np.random.Generator, d: int, colour: tuple[int, int, int]) -> np.ndarray:
+    """A casino chip seen from above (or slightly oblique): RGBA."""
+    import cv2
+
+    img = np.zeros((d, d, 4), np.uint8)
+    c = (d // 2, d // 2)
+    col = tuple(int(v) for v in colour)
+    cv2.circle(img, c, d // 2 - 1, (*col, 255), -1)
+    stripe = (245, 245, 245, 255) if sum(col) < 600 else (30, 60, 190, 255)
+    n = int(rng.choice([4, 6, 8]))
+    for k in range(n):
+        a0 = 360 / n * k + rng.uniform(0, 10)
+        cv2.ellipse(img, c, (d // 2 - 1, d // 2 - 1), 0, a0, a0 + 360 / n / 2.5, stripe, max(2, d // 9))
+    cv2.circle(img, c, int(d * 0.32), (*[min(255, int(v * 1.1) + 20) for v in col], 255), -1)
+    cv2.circle(img, c, int(d * 0.32), stripe, max(1, d // 40))
+    sx = rng.uniform(0.75, 1.0)
+    img = cv2.resize(img, (d, max(4, int(d * sx))))
+    return img
+
+
+def _warp_rgba(tex: np.ndarray, quad: np.ndarray, size: int) -> np.ndarray:
+    import cv2
+
+    h, w = tex.shape[:2]
+    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    m = cv2.getPerspectiveTransform(src, quad.astype(np.float32))
+    return cv2.warpPerspective(
+        tex, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0
+    )
+
+
+def _card_quad(rng: np.random.Generator, cx: float, cy: float, hgt: float, aspect: float, tilt: float) -> np.ndarray:
+    ang = rng.uniform(0, 2 * np.pi)
+    w = hgt * aspect
+    pts = np.array([[-w / 2, -hgt / 2], [w / 2, -hgt / 2], [w / 2, hgt / 2], [-w / 2, hgt / 2]])
+    rot = np.array([[np.cos(ang), -np.sin(ang)], [np.sin(ang), np.cos(ang)]])
+    pts = pts @ rot.T
+    # perspective: shrink far side (camera tilt) along a random axis, plus corner jitter
+    pts[:, 1] *= 1 - tilt * 0.5
+    pts[:, 0] *= 1 + tilt * (pts[:, 1] / max(hgt, 1)) * 0.6
+    pts += rng.normal(0, hgt * 0.015, pts.shape)
+    return pts + [cx, cy]
+
+
+def make_scene(
+    rng: np.random.Generator,
+    tex: dict[str, list[np.ndarray]],
+    size: int = 640,
+    n_cards: int | None = None,
+    n_chips: int | None = None,
+):
+    """Return (uint8 RGB image, [(label, (x1, y1, x2, y2))]). ``n_cards`` / ``n_chips`` override the random counts."""
+    import cv2
+
+    img = _background(rng, size)
+    objs: list[tuple[str, np.ndarray]] = []  # (label, alpha mask of the object)
+    owner = np.full((size, size), -1, np.int32)  # which object is visible at each pixel
+    r = rng.random()
+    if n_cards is None:
+        n_cards = 0 if r < 0.06 else int(rng.integers(1, 4)) if r < 0.5 else int(rng.integers(4, 15))
+    if n_chips is None:
+        n_chips = int(rng.integers(0, 7)) if rng.random() < 0.5 else 0
+    tilt = rng.uniform(0, 0.35)
+    scale = rng.uniform(0.08, 0.22) if n_cards > 3 else rng.uniform(0.12, 0.65)
+    # layout: grid / row (stud table) or scattered
+    layout = rng.choice(["row", "grid", "scatter"])
+    cols = max(1, int(np.ceil(np.sqrt(max(n_cards, 1)))))
+    placed = []
+    for i in range(n_cards):
+        hgt = size * scale * rng.uniform(0.85, 1.15)
+        if layout == "scatter" or n_cards <= 2:
+            cx, cy = rng.uniform(0.1, 0.9, 2) * size
+        elif layout == "row":
+            cx = size * (0.1 + 0.8 * (i + 0.5) / n_cards) + rng.normal(0, 5)
+            cy = size * rng.uniform(0.3, 0.7) if i == 0 else placed[-1][1] + rng.normal(0, hgt * 0.1)
+        else:
+            cx = size * (0.12 + 0.76 * ((i % cols) + 0.5) / cols) + rng.normal(0, 4)
+            cy = size * (0.12 + 0.76 * ((i // cols) + 0.5) / cols) + rng.normal(0, 4)
+        placed.append((cx, cy))
+        label = "BACK" if rng.random() < 0.22 else ("JOKER" if rng.random() < 0.01 else CARDS[int(rng.integers(52))])
+        choices = tex[label]
+        t = choices[int(rng.integers(len(choices)))]
+        aspect = t.shape[1] / t.shape[0]
+        quad = _card_quad(rng, cx, cy, hgt, aspect, tilt)
+        warped = _warp_rgba(t, quad, size)
+        if rng.random() < 0.5:  # paper tint / slightly off-white stock
+            warped[..., :3] = np.clip(warped[..., :3].astype(np.float32) * rng.uniform(0.85, 1.0, 3), 0, 255).astype(
+                np.uint8
+            )
+        a = warped[..., 3:4].astype(np.float32) / 255
+        if rng.random() < 0.6:  # soft drop shadow
+            sh = cv2.GaussianBlur(
+                np.roll(a[..., 0], (int(rng.integers(1, 6)), int(rng.integers(1, 6))), (0, 1)), (9, 9), 0
+            )
+            img *= 1 - 0.35 * sh[..., None]
+        img = img * (1 - a) + warped[..., :3].astype(np.float32) * a
+        owner[a[..., 0] > 0.5] = len(objs)
+        objs.append((label, a[..., 0] > 0.5))
+    for _ in range(n_chips):
+        cname = list(CHIP_COLOURS)[int(rng.integers(len(CHIP_COLOURS)))]
+        d = int(size * rng.uniform(0.04, 0.12))
+        ch = _chip(rng, d, CHIP_COLOURS[cname])
+        x0, y0 = (int(v) for v in rng.integers(0, size - d, 2))
+        full = np.zeros((size, size, 4), np.uint8)
+        full[y0 : y0 + ch.shape[0], x0 : x0 + ch.shape[1]] = ch
+        a = full[..., 3:4].astype(np.float32) / 255
+        img = img * (1 - a) + full[..., :3].astype(np.float32) * a
+        owner[a[..., 0] > 0.5] = len(objs)
+        objs.append((cname, a[..., 0] > 0.5))
+    # occluders (hand/sleeve-like blobs) over part of the scene
+    for _ in range(int(rng.integers(0, 3)) if rng.random() < 0.3 else 0):
+        col = rng.choice([(200, 150, 120), (120, 80, 60), (40, 40, 50), (230, 200, 180)])
+        m = np.zeros((size, size), np.uint8)
+        cv2.ellipse(
+            m,
+            tuple(int(v) for v in rng.integers(0, size, 2)),
+            (int(rng.integers(30, 120)), int(rng.integers(20, 70))),
+            float(rng.uniform(0, 180)),
+            0,
+            360,
+            255,
+            -1,
+        )
+        a = cv2.GaussianBlur(m, (7, 7), 0).astype(np.float32)[..., None] / 255
+        img = img * (1 - a) + np.array(col, np.float32) * a
+        owner[m > 127] = -1
+    # lighting: gradient, colour cast, glare
+    yy, xx = np.mgrid[0:size, 0:size].astype(np.float32) / size
+    g = 1 + rng.uniform(-0.35, 0.35) * (xx - 0.5) + rng.uniform(-0.35, 0.35) * (yy - 0.5)
+    img *= g[..., None] * rng.uniform(0.55, 1.25) * rng.uniform(0.88, 1.12, 3)
+    if rng.random() < 0.3:
+        gx, gy = rng.uniform(0, 1, 2)
+        img += (
+            120 * rng.uniform(0.3, 1) * np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / rng.uniform(0.002, 0.02))[..., None]
+        )
+    if rng.random() < 0.5:
+        k = int(rng.choice([3, 5]))
+        img = cv2.GaussianBlur(img, (k, k), 0)
+    img += rng.normal(0, rng.uniform(1, 7), img.shape)
+    img = np.clip(img, 0, 255).astype(np.uint8)
+    ok, enc = cv2.imencode(".jpg", img[..., ::-1], [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(45, 95))])
+    img = cv2.imdecode(enc, cv2.IMREAD_COLOR)[..., ::-1]
+    boxes = []
+    for i, (label, _) in enumerate(objs):
+        vis = owner == i
+        if vis.sum() < 60:
+            continue
+        ys, xs = np.where(vis)
+        boxes.append((label, (float(xs.min()), float(ys.min()), float(xs.max() + 1), float(ys.max() + 1))))
+    return np.ascontiguousarray(img), boxes
+
+
+def generate(out: Path, n: int, seed: int, size: int = 640) -> None:
+    from PIL import Image
+
+    t0 = time.time()
+    print("loading card textures ...", flush=True)
+    tex = build_textures()
+    print(f"textures: {sum(len(v) for v in tex.values())} ({len(tex['BACK'])} backs)", flush=True)
+    (out / "images").mkdir(parents=True, exist_ok=True)
+    (out / "labels").mkdir(parents=True, exist_ok=True)
+    rows = []
+    for i in range(n):
+        rng = np.random.default_rng([seed, i])
+        img, boxes = make_scene(rng, tex, size)
+        name = f"s{seed}_{i:05d}"
+        Image.fromarray(img).save(out / "images" / f"{name}.jpg", quality=92)
+        lines = []
+        for label, (x1, y1, x2, y2) in boxes:
+            c = det_class(label)
+            lines.append(
+                f"{c} {(x1 + x2) / 2 / size:.6f} {(y1 + y2) / 2 / size:.6f} "
+                f"{(x2 - x1) / size:.6f} {(y2 - y1) / size:.6f}"
+            )
+            rows.append([f"images/{name}.jpg", label, f"{x1:.1f}", f"{y1:.1f}", f"{x2:.1f}", f"{y2:.1f}"])
+        (out / "labels" / f"{name}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
+        if (i + 1) % 25 == 0 or i + 1 == n:
+            el = time.time() - t0
+            print(f"  {i + 1}/{n} scenes, {el:.0f}s elapsed, ~{el / (i + 1) * (n - i - 1):.0f}s left", flush=True)
+    with open(out / "manifest.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["image", "label", "x1", "y1", "x2", "y2"])
+        w.writerows(rows)
+    print(f"wrote {n} scenes, {len(rows)} objects -> {out}", flush=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(prog="python -m vision.synth", description=__doc__)
+    ap.add_argument("--out", type=Path, default=BUILD / "synth")
+    ap.add_argument("--n", type=int, default=400)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--size", type=int, default=640)
+    a = ap.parse_args(argv)
+    generate(a.out, a.n, a.seed, a.size)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

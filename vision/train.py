@@ -1,0 +1,159 @@
+"""Reproducible training commands for the card/chip vision models.
+
+Steps (each prints progress; run long ones under ``nice -n 19``)::
+
+    python -m vision.synth --out build/vision/synth --n 400 --seed 1          # synthetic scenes (detector)
+    python -m vision.train prep-detector --synth build/vision/synth           # YOLO dataset (train photos + synth)
+    python -m vision.train detector --epochs 40 --imgsz 320                   # -> models/card_detector.pt
+    python -m vision.train identifier --epochs 30                             # -> models/card_identifier.pt
+
+Never uses the validation folder (ScottJJosh-PokerSensei/) for training.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import time
+from pathlib import Path
+
+from vision.common import BUILD, DET_CLASSES, MODELS, TRAIN_DIR, det_class, read_manifest
+
+
+def prep_detector(synth: list[Path], out: Path, monitor: int = 40) -> Path:
+    """Write a YOLO detection dataset: all train photos (+ synthetic scenes) as train; a few photos as monitor val."""
+    from PIL import Image
+
+    if out.exists():
+        shutil.rmtree(out)
+    for sub in ("images/train", "labels/train", "images/val", "labels/val"):
+        (out / sub).mkdir(parents=True, exist_ok=True)
+    man = read_manifest(TRAIN_DIR / "manifest.csv")
+    names = sorted(man)
+    for i, img in enumerate(names):
+        src = TRAIN_DIR / img
+        w, h = Image.open(src).size
+        lines = []
+        for r in man[img]:
+            c = det_class(r.label)
+            if c is None or r.box is None:
+                continue
+            x1, y1, x2, y2 = r.box
+            lines.append(f"{c} {(x1 + x2) / 2 / w:.6f} {(y1 + y2) / 2 / h:.6f} {(x2 - x1) / w:.6f} {(y2 - y1) / h:.6f}")
+        stem = Path(img).stem
+        splits = ["train"] + (["val"] if i % max(1, len(names) // monitor) == 0 else [])
+        for sp in splits:
+            dst = out / "images" / sp / f"{stem}.jpg"
+            if not dst.exists():
+                dst.symlink_to(src.resolve())
+            (out / "labels" / sp / f"{stem}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
+    n_syn = 0
+    for sd in synth:
+        for p in sorted((sd / "images").glob("*.jpg")):
+            lab = sd / "labels" / f"{p.stem}.txt"
+            (out / "images/train" / f"syn_{sd.name}_{p.name}").symlink_to(p.resolve())
+            shutil.copy(lab, out / "labels/train" / f"syn_{sd.name}_{p.stem}.txt")
+            n_syn += 1
+    yaml = out / "data.yaml"
+    yaml.write_text(
+        f"path: {out.resolve()}\ntrain: images/train\nval: images/val\nnames:\n"
+        + "".join(f"  {i}: {n}\n" for i, n in enumerate(DET_CLASSES))
+    )
+    print(f"detector dataset: {len(names)} photos + {n_syn} synthetic -> {yaml}", flush=True)
+    return yaml
+
+
+def train_detector(args: argparse.Namespace) -> None:
+    from ultralytics import YOLO, settings
+
+    settings.update({"sync": False})
+    data = BUILD / "det" / "data.yaml"
+    model = YOLO(args.model) if args.resume_from is None else YOLO(args.resume_from)
+    project = BUILD / "runs"
+    t0 = time.time()
+    model.train(
+        data=str(data),
+        epochs=args.epochs,
+        imgsz=args.imgsz,
+        batch=args.batch,
+        device="cpu",
+        workers=2,
+        project=str(project),
+        name=args.name,
+        exist_ok=True,
+        plots=False,
+        pretrained=False,
+        amp=False,
+        seed=args.seed,
+        deterministic=False,
+        fliplr=0.0,
+        flipud=0.0,
+        degrees=10.0,
+        mosaic=1.0,
+        close_mosaic=max(1, args.epochs // 8),
+        scale=0.5,
+        translate=0.1,
+        hsv_h=0.02,
+        hsv_s=0.6,
+        hsv_v=0.4,
+        cos_lr=True,
+        lr0=args.lr0,
+        warmup_epochs=min(3, args.epochs // 5),
+        patience=1000,
+        cache=True,
+        save_period=1,
+        verbose=True,
+    )
+    w = project / args.name / "weights"
+    best = w / "best.pt" if (w / "best.pt").exists() else w / "last.pt"
+    MODELS.mkdir(exist_ok=True)
+    export_slim(best, MODELS / "card_detector.pt")
+    print(f"detector trained in {time.time() - t0:.0f}s -> {MODELS / 'card_detector.pt'}", flush=True)
+
+
+def export_slim(src: Path, dst: Path) -> None:
+    """Copy an ultralytics checkpoint without optimizer state (fp16 EMA weights only)."""
+    from ultralytics.utils.torch_utils import strip_optimizer
+
+    tmp = dst.with_suffix(".tmp.pt")
+    shutil.copy(src, tmp)
+    strip_optimizer(str(tmp))
+    tmp.replace(dst)
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(prog="python -m vision.train")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("prep-detector")
+    p.add_argument("--synth", type=Path, nargs="*", default=[])
+    p = sub.add_parser("detector")
+    p.add_argument("--model", default="yolo11n.yaml")
+    p.add_argument("--resume-from", default=None)
+    p.add_argument("--epochs", type=int, default=40)
+    p.add_argument("--imgsz", type=int, default=320)
+    p.add_argument("--batch", type=int, default=16)
+    p.add_argument("--lr0", type=float, default=0.01)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--name", default="det")
+    p = sub.add_parser("identifier")
+    p.add_argument("--epochs", type=int, default=30)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--synth-per-class", type=int, default=60)
+    p.add_argument("--size", type=int, default=96)
+    p.add_argument("--minutes", type=float, default=1e9, help="stop after this wall time (keeps the best so far)")
+    a = ap.parse_args(argv)
+    if a.cmd == "prep-detector":
+        prep_detector(a.synth, BUILD / "det")
+    elif a.cmd == "detector":
+        train_detector(a)
+    elif a.cmd == "identifier":
+        from vision.identifier_train import train_identifier
+
+        train_identifier(a)
+    else:  # pragma: no cover
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()
