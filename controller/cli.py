@@ -86,8 +86,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
         t = play_coup(table, rng, t)
         settlement = table.settlements[-1]
         paid += sum(p.net for p in settlement.payouts if p.net > 0)
-        print(f"coup {coup}: croupier {settlement.dealer_value.describe_fr() if settlement.dealer_value else '-'}"
-              f" · {' · '.join(settlement.announcements) or 'jeu'} · banque {format_money(settlement.house_net)} €")
+        dealer = settlement.dealer_value.describe_fr() if settlement.dealer_value else "-"
+        announced = " · ".join(settlement.labels(profile.language)) or "jeu"
+        print(f"coup {coup}: croupier {dealer} · {announced} · banque {format_money(settlement.house_net)} €")
         for payout in settlement.payouts:
             print(f"   place {payout.seat} {payout.line.value:8} {format_money(payout.net):>10} € {payout.reason}")
     flags.update(flag.kind.value for flag in table.flags)
@@ -104,8 +105,6 @@ def _setup_logging(level: str = "INFO") -> None:
 def cmd_proxy(args: argparse.Namespace) -> int:
     import signal
     import threading
-
-    import zmq
 
     from .bus.proxy import Proxy
     from .config import load_config
@@ -145,6 +144,37 @@ def cmd_engine(args: argparse.Namespace) -> int:
     engine.referee.jackpot_meter = config.jackpot_meter_cents
     serve(engine)
     store.close()
+    return 0
+
+
+def cmd_sensors(args: argparse.Namespace) -> int:
+    import signal
+
+    import zmq
+
+    from .config import load_config
+    from .sensors.bridge import SensorBridge
+
+    _setup_logging()
+    config = load_config(args.config)
+    bridge = SensorBridge(config, zmq.Context.instance())
+    signal.signal(signal.SIGTERM, lambda *_: bridge.stop())
+    signal.signal(signal.SIGINT, lambda *_: bridge.stop())
+    try:
+        bridge.run()
+    finally:
+        bridge.close()
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from .config import load_config
+    from .supervisor import Supervisor, serve, table_processes
+
+    _setup_logging()
+    config = load_config(args.config)  # checked once here, so a typo stops everything with its line
+    children = table_processes(Path(args.config), with_sensors=bool(config.gpio or config.shoe_port))
+    serve(Supervisor(children, health_every=args.health_every))
     return 0
 
 
@@ -194,6 +224,15 @@ def build_parser() -> argparse.ArgumentParser:
     engine = commands.add_parser("engine", help="run the engine: bus events -> store -> rules core -> bus")
     engine.add_argument("--config", required=True)
     engine.set_defaults(func=cmd_engine)
+
+    sensors = commands.add_parser("sensors", help="run the GPIO sensors and the shoe's serial link onto the bus")
+    sensors.add_argument("--config", required=True)
+    sensors.set_defaults(func=cmd_sensors)
+
+    run = commands.add_parser("run", help="run the table: proxy, engine, sensors, supervised")
+    run.add_argument("--config", required=True)
+    run.add_argument("--health-every", type=float, default=30.0, help="seconds between health lines in the log")
+    run.set_defaults(func=cmd_run)
 
     verify = commands.add_parser("verify-log", help="check the event store's hash chain; name any broken record")
     verify.add_argument("file")

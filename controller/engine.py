@@ -273,7 +273,8 @@ class Engine:
                                    flag.detail)
         if isinstance(outcome.operation, Settle) and outcome.refused is None and table.settlement:
             self.store.record_coup(coup, self._coup_first_event.get(coup, event_id), event_id, table.coup.void,
-                                   json.dumps(settlement_data(table.settlement), ensure_ascii=False))
+                                   json.dumps(settlement_data(table.settlement, table.rules.profile.language),
+                                              ensure_ascii=False))
         if outcome.refused:
             log.warning("engine: event %d (%s) refused: %s", event_id, type(envelope.body).__name__,
                         outcome.refused)

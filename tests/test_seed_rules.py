@@ -668,7 +668,7 @@ def check_no_game_pays_antes_only(profile: str, announced: str = "Pas de jeu") -
     assert settlement is not None
     assert settlement.dealer_qualifies is False
     assert settlement.void is False
-    assert announced in settlement.announcements
+    assert announced in settlement.labels(load_profile(profile).language)
     for seat in (1, 2):
         ante, raise_ = payout(table, seat, Line.ANTE), payout(table, seat, Line.RAISE)
         assert (ante.outcome, ante.net) == (Outcome.WIN, ANTE)
@@ -688,7 +688,7 @@ def check_ace_king_qualifies(profile: str) -> None:
     settlement = table.settlement
     assert settlement is not None
     assert settlement.dealer_qualifies is True
-    assert "Pas de jeu" not in settlement.announcements
+    assert "Pas de jeu" not in settlement.labels(load_profile(profile).language)
     assert payout(table, 1, Line.RAISE).outcome is Outcome.WIN
     assert payout(table, 2, Line.ANTE).outcome is Outcome.LOSE  # ace-queen loses to ace-king
     table = play(profile, {1: PAIR}, DEALER_ACE_QUEEN)
@@ -741,9 +741,9 @@ def check_beaten_hand_loses_ante_and_raise(profile: str) -> None:
 def check_bank_wins_announced(profile: str, announced: str = "La banque gagne") -> None:
     dealer = "Kc Ks 8s 8h 2c"  # two pair
     table = play(profile, {1: PAIR, 2: PAIR_TENS, 3: PAIR_JACKS}, dealer, folds=(3,))
-    assert table.settlement is not None and announced in table.settlement.announcements
+    assert table.settlement is not None and announced in table.settlement.labels(load_profile(profile).language)
     table = play(profile, {1: PAIR, 2: "Tc Th Td 7s 5d"}, dealer)  # seat 2's three tens win
-    assert table.settlement is not None and announced not in table.settlement.announcements
+    assert table.settlement is not None and announced not in table.settlement.labels(load_profile(profile).language)
 
 
 def check_new_coup_after_shuffle_and_cut(profile: str) -> None:
@@ -1206,14 +1206,6 @@ def test_000_il_recupere_ensuite_le_jeu_retire_la_carte_de_coupe_bleue_procede_a
 
 # --- seed 002: arrêté du 17 mai 2007 (achat de carte, bonus) -------------------------------------------------
 
-XFAIL_BONUS_DURING_DEAL = pytest.mark.xfail(strict=True, reason=(
-    "Seed 002 lets the bonus be played until the end of the deal; the core freezes every box at « rien ne va "
-    "plus » (before the shuffle), so a bonus placed during the deal is flagged BET_AFTER_NO_MORE_BETS and "
-    "never settled."))
-XFAIL_ONLY_CLAIMANT_CARDS = pytest.mark.xfail(strict=True, reason=(
-    "Seed 002: when the dealer does not qualify, only the bonus claimant's cards are turned over. The core "
-    "refuses Settle until every raised hand is identified, though without a qualified dealer an unseen hand "
-    "without bonus is settled the same whatever it holds (ante paid, raise returned)."))
 
 
 def test_002_le_jeu_du_stud_poker_se_joue_avec_un_jeu_de_cinquante_deux_cartes_classique():
@@ -1709,9 +1701,9 @@ def test_002_le_paiement_du_bonus_s_effectue_selon_un_bareme_affiche_apres_le_ca
     """
     table = play(FR_2007, {1: FLUSH, 2: "Jc Jh 8h 7c 5h"}, DEALER_ACE_KING, side_bets=(1, 2))
     assert lines_of(table, 1) == [Line.ANTE, Line.RAISE, Line.BONUS]
-    assert table.settlement is not None and "Bonus payé" in table.settlement.announcements
+    assert table.settlement is not None and "Bonus payé" in table.settlement.labels()
     table = play(FR_2007, {1: PAIR}, DEALER_ACE_KING, side_bets=(1,))
-    assert table.settlement is not None and "Bonus payé" not in table.settlement.announcements
+    assert table.settlement is not None and "Bonus payé" not in table.settlement.labels()
 
 
 def test_002_il_en_resulte_que_si_le_croupier_est_qualifie_et_que_le_joueur_a_une_main_inferieure():
@@ -1726,7 +1718,7 @@ def test_002_il_en_resulte_que_si_le_croupier_est_qualifie_et_que_le_joueur_a_un
     assert payout(table, 1, Line.RAISE).outcome is Outcome.LOSE
 
 
-@pytest.mark.parametrize("when", ["after_the_deal", pytest.param("during_the_deal", marks=XFAIL_BONUS_DURING_DEAL)])
+@pytest.mark.parametrize("when", ["after_the_deal", "during_the_deal"])
 def test_002_le_bonus_doit_etre_joue_avant_la_fin_de_la_donne(when):
     """Seed 002_87ba72c7b4f0f571.txt:
 
@@ -1816,7 +1808,7 @@ def test_002_le_bareme_de_paiement_du_bonus_est_le_suivant(hand, category, multi
     assert (bonus.outcome, bonus.net) == (Outcome.WIN, multiple * BONUS_STAKE)
 
 
-@pytest.mark.parametrize("unseen", ["claimant", pytest.param("other_player", marks=XFAIL_ONLY_CLAIMANT_CARDS)])
+@pytest.mark.parametrize("unseen", ["claimant", "other_player"])
 def test_002_a_noter_que_lorsque_le_croupier_n_est_pas_qualifie_le_joueur_ayant_mise_sur_le_bonus(unseen):
     """Seed 002_87ba72c7b4f0f571.txt:
 
@@ -1886,9 +1878,6 @@ XFAIL_DEALER_CARD_FIRST = pytest.mark.xfail(strict=True, reason=(
     "Seed 003 says « All'inizio di questo primo giro, si dà una carta »: the dealer's card at the START of the "
     "first round. The it profile follows the French « A l'issue de ce premier tour » (at its end) and flags the "
     "dealer's card dealt first as DEALER_OUT_OF_TURN. Most likely a mistranslation in the seed: to be decided."))
-XFAIL_ITALIAN_ANNOUNCEMENTS = pytest.mark.xfail(strict=True, reason=(
-    "Seed 003's croupier announces in Italian (« gioco nullo », « il banco vince »); the core's settlement "
-    "announcements are French whatever the profile (« Pas de jeu », « La banque gagne »)."))
 
 
 def test_003_il_gioco_di_stud_poker_del_casino_si_gioca_con_52_carte():
@@ -2143,7 +2132,7 @@ def test_003_di_conseguenza_non_possono_piu_toccarle():
     check_decision_cannot_be_changed(IT)
 
 
-@pytest.mark.parametrize("announced", ["Pas de jeu", pytest.param("gioco nullo", marks=XFAIL_ITALIAN_ANNOUNCEMENTS)])
+@pytest.mark.parametrize("announced", ["Gioco nullo"])
 def test_003_se_la_mano_del_croupier_non_possiede_la_combinazione_asso_re_o_meglio_egli_annuncia(announced):
     """Seed 003_e5ded94c426459f5.txt:
 
@@ -2204,8 +2193,7 @@ def test_003_la_mano_di_un_giocatore_battuto_dal_croupier_perde_di_conseguenza_l
     check_beaten_hand_loses_ante_and_raise(IT)
 
 
-@pytest.mark.parametrize("announced", [
-    "La banque gagne", pytest.param("il banco vince", marks=XFAIL_ITALIAN_ANNOUNCEMENTS)])
+@pytest.mark.parametrize("announced", ["Il banco vince"])
 def test_003_quando_la_mano_del_croupier_si_avvale_sull_insieme_dei_giocatori_egli_annuncia(announced):
     """Seed 003_e5ded94c426459f5.txt:
 
@@ -2216,15 +2204,6 @@ def test_003_quando_la_mano_del_croupier_si_avvale_sull_insieme_dei_giocatori_eg
 
 # --- seed 004: Caribbean Stud Poker (jackpot progressif, capital temps) ---------------------------------------
 
-XFAIL_HIGH_CARD_RAISE = pytest.mark.xfail(strict=True, reason=(
-    "Seed 004: a hand that beats a qualified dealer is « payé 1 pour 1 sur l'Ante et sur la mise en fonction du "
-    "tableau ». The Caribbean raise table pays « one pair or less » (ace-king high included) 1 to 1; the "
-    "caribbean and caribbean-us raise_paytable start at pair, so a winning high card gets a WIN line of 0 on its "
-    "raise. (The 5.224 % house edge that caribbean-us cites assumes the 1-to-1.)"))
-XFAIL_JACKPOT_WRONG_CHIP = pytest.mark.xfail(strict=True, reason=(
-    "Seed 004: valid jackpot bets are shown by the 0.50 € chip, and a qualifying hand « n'est honorée que si le "
-    "jeton 0,5 € est visible ». The core flags another stake (JACKPOT_STAKE_WRONG, a warning) but still pays "
-    "the jackpot on it."))
 
 JACKPOT_STAKE = 50
 OTHER_FLUSH = "Jh 9h 7h 5h 3h"  # shares no card with FLUSH, DEALER_ACE_KING, DEALER_ACE_QUEEN, DEALER_FULL_HOUSE
@@ -2455,7 +2434,7 @@ def test_004_tous_les_enjeux_de_jackpot_progressif_valides_sont_indiques_par_un_
     assert flagged(table, FlagKind.JACKPOT_STAKE_WRONG) == [2, 3]
 
 
-@pytest.mark.parametrize("chip", [0, JACKPOT_STAKE, pytest.param(2 * JACKPOT_STAKE, marks=XFAIL_JACKPOT_WRONG_CHIP)],
+@pytest.mark.parametrize("chip", [0, JACKPOT_STAKE, 2 * JACKPOT_STAKE],
                          ids=["no_chip", "chip_of_050", "chip_of_100"])
 def test_004_une_main_qualifiee_pour_le_jackpot_progressif_n_est_honoree_que_si_le_jeton(chip):
     """Seed 004_7c01d0bb29454e1d.txt:
@@ -2683,8 +2662,8 @@ def test_004_si_le_donneur_ne_parvient_pas_a_se_qualifier_b_le_joueur_est_paye_1
     (CARIBBEAN, PAIR, Category.PAIR),
     (CARIBBEAN, TWO_PAIR, Category.TWO_PAIR),
     (CARIBBEAN, ROYAL_FLUSH, Category.ROYAL_FLUSH),
-    pytest.param(CARIBBEAN, HIGH_CARD, Category.HIGH_CARD, marks=XFAIL_HIGH_CARD_RAISE),
-    pytest.param(CARIBBEAN_US, HIGH_CARD, Category.HIGH_CARD, marks=XFAIL_HIGH_CARD_RAISE),
+    (CARIBBEAN, HIGH_CARD, Category.HIGH_CARD),
+    (CARIBBEAN_US, HIGH_CARD, Category.HIGH_CARD),
 ], ids=["pair", "two_pair", "royal_flush", "high_card", "high_card_caribbean_us"])
 def test_004_si_le_donneur_parvient_a_se_qualifier_et_a_la_main_du_joueur_bat_la_main_du_donneur(
         profile, hand, category):

@@ -55,7 +55,7 @@ def test_dealer_not_qualified_pays_antes_even_and_returns_raises():
     assert not result.dealer_qualifies
     assert lines(result, 2) == {Line.ANTE: (Outcome.WIN, 1000), Line.RAISE: (Outcome.RETURNED, 0)}
     assert lines(result, 5) == {Line.ANTE: (Outcome.WIN, 1000), Line.RAISE: (Outcome.RETURNED, 0)}
-    assert result.announcements == ("Pas de jeu",)
+    assert result.labels() == ("Pas de jeu",) and result.labels("en") == ("No game",)
 
 
 def test_caribbean_pays_a_full_house_raise_even_when_the_dealer_does_not_qualify():
@@ -72,13 +72,13 @@ def test_a_tie_is_a_push_and_a_beaten_hand_loses_both():
     result = settle(rules_for("fr-1959"), [seat(1, "Kh Ks 7c 5d 2d"), seat(4, "Qh Qs 7d 5c 3d")], parse_cards(dealer))
     assert lines(result, 1) == {Line.ANTE: (Outcome.PUSH, 0), Line.RAISE: (Outcome.PUSH, 0)}
     assert lines(result, 4) == {Line.ANTE: (Outcome.LOSE, -1000), Line.RAISE: (Outcome.LOSE, -2000)}
-    assert "La banque gagne" not in result.announcements
+    assert "La banque gagne" not in result.labels()
 
 
 def test_the_bank_wins_when_it_beats_every_hand():
     hands = [seat(1, "Qh Qs 7c 5d 2d"), seat(6, "Jh Js 7d 5c 3d"), seat(7, "2c 3c 5h 8d Kc", raised=False)]
     result = settle(rules_for("fr-1959"), hands, parse_cards("Kc Kd 7h 5s 2h"))
-    assert result.announcements == ("La banque gagne",)
+    assert result.labels() == ("La banque gagne",)
     assert result.house_net == 3000 + 3000 + 1000
 
 
@@ -96,7 +96,7 @@ def test_the_bonus_follows_seed_002():
     result = settle(rules, [seat(1, flush, bonus=200)], parse_cards(NOT_QUALIFIED))
     assert lines(result, 1)[Line.BONUS] == (Outcome.WIN, 200 * 100)
     assert [p.line for p in result.payouts] == [Line.ANTE, Line.RAISE, Line.BONUS]
-    assert "Bonus payé" in result.announcements
+    assert "Bonus payé" in result.labels()
     # Lost when the dealer qualifies and beats the player.
     beaten = settle(rules, [seat(1, flush, bonus=200)], parse_cards("2c 2d 2h 2s 9d"))
     assert lines(beaten, 1)[Line.BONUS] == (Outcome.LOSE, -200)

@@ -90,14 +90,14 @@ def test_cards_unknown_at_the_deal_are_identified_later():
     table.end_deal(50)
     table.raise_(51, 2, 2000)
     table.show_dealer_hand(52)
-    with pytest.raises(ActionRefused, match="seat 2's cards are not all identified"):
-        table.settle(53)
-    for index, card in enumerate(parse_cards("Ah Kh Qh Jh Th")):
-        table.identify_card(53, 2, index, card)
     with pytest.raises(ActionRefused, match="the dealer's cards are not all identified"):
-        table.settle(54)
+        table.settle(53)
     for index, card in enumerate(parse_cards("As Ks 2d 3c 4h")):
-        table.identify_card(54, DEALER, index, card)
+        table.identify_card(53, DEALER, index, card)
+    with pytest.raises(ActionRefused, match="seat 2's cards are not all identified"):
+        table.settle(54)  # the dealer qualifies: seat 2's hand must be seen
+    for index, card in enumerate(parse_cards("Ah Kh Qh Jh Th")):
+        table.identify_card(54, 2, index, card)
     table.settle(55)
     assert table.settlement is not None
     assert table.settlement.net_for(2) == 1000 + 2000 * 100  # royal flush: raise paid 100 to 1
@@ -126,7 +126,7 @@ def test_a_void_coup_returns_every_bet_and_needs_no_payment():
     assert settlement is not None and settlement.void
     assert {(p.seat, p.line.value, p.outcome.value, p.net) for p in settlement.payouts} == {
         (3, "ante", "returned", 0), (1, "ante", "returned", 0), (1, "bonus", "returned", 0)}
-    assert settlement.announcements == ("Coup nul",)
+    assert settlement.labels() == ("Coup nul",)
     table.end_coup(302)
     assert table.phase is Phase.BETTING and table.coup.number == 2
 

@@ -47,14 +47,14 @@ def test_empty_felt_has_no_card(reader):
 
 def test_rendered_card_on_felt_is_found(reader):
     """A large upright generated card on felt: the detector finds a card there."""
-    from vision.synth import _background, build_textures  # noqa: F401 - build_textures not needed: geaxgx face below
+    from PIL import Image
+
     from vision.common import GEAXGX_DIR
+    from vision.synth import _background
 
     face = GEAXGX_DIR / "cardfaces" / "Ah.png"
     if not face.exists():
         pytest.skip("geaxgx faces not present")
-    from PIL import Image
-
     bg = _background(np.random.default_rng(5), 640).astype(np.uint8)
     card = np.asarray(Image.open(face).convert("RGB").resize((200, 300)))
     bg[170:470, 220:420] = card

@@ -171,6 +171,19 @@ def evaluate_manifest(
     return out
 
 
+class _MemoReader:
+    """Reads each image once (for reporting several subsets of one manifest)."""
+
+    def __init__(self, reader) -> None:
+        self.reader, self.memo = reader, {}
+
+    def read(self, path):
+        key = str(path)
+        if key not in self.memo:
+            self.memo[key] = self.reader.read(path)
+        return self.memo[key]
+
+
 def main(argv: Iterable[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m vision.evaluate", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -180,7 +193,18 @@ def main(argv: Iterable[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--details", action="store_true", help="include every misread card")
     ap.add_argument("--limit", type=int, default=None)
+    ap.add_argument("--both", action="store_true", help="report all images and without --exclude (one pass)")
     a = ap.parse_args(list(argv) if argv is not None else None)
+    if a.both:
+        from vision.identify import CardReader
+
+        reader = _MemoReader(CardReader())
+        res = {
+            "all": evaluate_manifest(a.manifest, None, reader=reader, limit=a.limit, details=a.details),
+            "excluding": evaluate_manifest(a.manifest, a.exclude, reader=reader, limit=a.limit, details=a.details),
+        }
+        print(json.dumps(res, indent=2))
+        return 0
     res = evaluate_manifest(a.manifest, a.exclude, limit=a.limit, details=a.details)
     if a.json:
         print(json.dumps(res, indent=2))

@@ -56,6 +56,8 @@ class JackpotAward:
 class Profile:
     name: str
     title: str
+    #: the language of the seed, for the croupier's announcements
+    language: str
     marked_seats_min: int
     marked_seats_max: int
     players_min: int
@@ -145,7 +147,8 @@ _SCHEMA: dict[str, set[str]] = {
     "jackpot_paytable": set(CATEGORY_KEYS),
     "decision_timer": {"allowed", "seconds", "auto_raise_from"},
 }
-_TOP_LEVEL = {"name", "title"}
+_TOP_LEVEL = {"name", "title", "language"}
+LANGUAGES = ("fr", "it", "en")
 
 
 def _jackpot_paytable(reader: _Reader) -> dict[Category, JackpotAward]:
@@ -163,6 +166,13 @@ def _jackpot_paytable(reader: _Reader) -> dict[Category, JackpotAward]:
         else:
             raise reader.fail(key, "expected { meter_percent = N } or { fixed_cents = N }")
     return awards
+
+
+def _language(reader: _Reader) -> str:
+    language = reader.string("language", "fr")
+    if language not in LANGUAGES:
+        raise reader.fail("language", f"{language!r} is not one of {', '.join(LANGUAGES)}")
+    return language
 
 
 def parse_profile(text: str, source: str = "<profile>") -> Profile:
@@ -196,6 +206,7 @@ def parse_profile(text: str, source: str = "<profile>") -> Profile:
     profile = Profile(
         name=reader.string("name"),
         title=reader.string("title"),
+        language=_language(reader),
         marked_seats_min=marked_min,
         marked_seats_max=marked_max,
         players_min=players_min,

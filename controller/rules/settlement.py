@@ -17,6 +17,30 @@ from .profile import TableRules
 from .ranking import ACE_KING, HandValue, evaluate
 
 
+class Announcement(enum.Enum):
+    """What the croupier announces aloud, in the language of the profile's seed."""
+
+    NO_GAME = "no_game"
+    BANK_WINS = "bank_wins"
+    BONUS_PAID = "bonus_paid"
+    COUP_VOID = "coup_void"
+
+    def label(self, language: str = "fr") -> str:
+        return _ANNOUNCEMENTS[language][self]
+
+
+_ANNOUNCEMENTS = {
+    # Seeds 000 and 002: « pas de jeu », « banque gagne » / « la banque gagne », « bonus payé », « le coup est nul ».
+    "fr": {Announcement.NO_GAME: "Pas de jeu", Announcement.BANK_WINS: "La banque gagne",
+           Announcement.BONUS_PAID: "Bonus payé", Announcement.COUP_VOID: "Coup nul"},
+    # Seed 003: « gioco nullo », « il banco vince », « il gioco è nullo ».
+    "it": {Announcement.NO_GAME: "Gioco nullo", Announcement.BANK_WINS: "Il banco vince",
+           Announcement.BONUS_PAID: "Bonus pagato", Announcement.COUP_VOID: "Colpo nullo"},
+    "en": {Announcement.NO_GAME: "No game", Announcement.BANK_WINS: "The bank wins",
+           Announcement.BONUS_PAID: "Bonus paid", Announcement.COUP_VOID: "Coup void"},
+}
+
+
 class Outcome(enum.Enum):
     WIN = "win"
     LOSE = "lose"
@@ -70,8 +94,11 @@ class Settlement:
     void: bool
     #: every line, in paying order (seat 7 down to seat 1)
     payouts: tuple[Payout, ...]
-    announcements: tuple[str, ...]
+    announcements: tuple[Announcement, ...]
     hand_values: dict[int, HandValue]
+
+    def labels(self, language: str = "fr") -> tuple[str, ...]:
+        return tuple(announcement.label(language) for announcement in self.announcements)
 
     @property
     def paying_order(self) -> tuple[int, ...]:
@@ -109,7 +136,7 @@ def settle(
     if coup_void:
         for seat in ordered:
             payouts.extend(_returned(seat, "coup nul"))
-        return Settlement(None, False, True, tuple(payouts), ("Coup nul",), values)
+        return Settlement(None, False, True, tuple(payouts), (Announcement.COUP_VOID,), values)
 
     # The dealer's hand is needed only when some hand is contested.
     dealer = evaluate(dealer_cards) if dealer_cards else None
@@ -128,44 +155,17 @@ def settle(
         else:
             if dealer is None:
                 raise ValueError(f"seat {seat.seat} raised: the dealer's five cards are needed")
-            value = evaluate(seat.cards)
-            values[seat.seat] = value
-            category = value.category
-            name = value.describe_fr()
             contested += 1
-            if seat.purchase_price:
-                lines.append(Payout(seat.seat, Line.PURCHASE, seat.purchase_price, Outcome.LOSE,
-                                    -seat.purchase_price, "achat de carte"))
-            if not qualifies:
-                ante_win = seat.ante * profile.ante_pays_when_not_qualified
-                lines.append(Payout(seat.seat, Line.ANTE, seat.ante, Outcome.WIN, ante_win,
-                                    f"pas de jeu : ante payée {profile.ante_pays_when_not_qualified} pour 1"))
-                paid_from = profile.raise_paid_when_not_qualified_from
-                if paid_from is not None and category >= paid_from:
-                    multiple = profile.raise_pays(category)
-                    lines.append(Payout(seat.seat, Line.RAISE, seat.raise_amount, Outcome.WIN,
-                                        seat.raise_amount * multiple,
-                                        f"pas de jeu, {name} : relance payée {multiple} pour 1"))
-                else:
-                    lines.append(Payout(seat.seat, Line.RAISE, seat.raise_amount, Outcome.RETURNED, 0,
-                                        "pas de jeu : relance rendue"))
-            elif value > dealer:
-                multiple = profile.raise_pays(category)
-                lines.append(Payout(seat.seat, Line.ANTE, seat.ante, Outcome.WIN, seat.ante,
-                                    f"{name} bat {dealer.describe_fr()} : ante payée 1 pour 1"))
-                lines.append(Payout(seat.seat, Line.RAISE, seat.raise_amount, Outcome.WIN,
-                                    seat.raise_amount * multiple,
-                                    f"{name} : relance payée {multiple} pour 1"))
-            elif value == dealer:
-                for line, stake in ((Line.ANTE, seat.ante), (Line.RAISE, seat.raise_amount)):
-                    lines.append(Payout(seat.seat, line, stake, Outcome.PUSH, 0, f"égalité ({name})"))
-            else:
-                beaten += 1
-                reason = f"{dealer.describe_fr()} bat {name}"
-                lines.append(Payout(seat.seat, Line.ANTE, seat.ante, Outcome.LOSE, -seat.ante, reason))
-                lines.append(Payout(seat.seat, Line.RAISE, seat.raise_amount, Outcome.LOSE,
-                                    -seat.raise_amount, reason))
-            if seat.bonus:
+            # Seed 002: when the dealer does not qualify, only a bonus claimant's cards need turning over.
+            value = evaluate(seat.cards) if len(seat.cards) == 5 else None
+            if value is None and (qualifies or seat.bonus or profile.raise_paid_when_not_qualified_from):
+                raise ValueError(f"seat {seat.seat}'s five cards are needed to settle it")
+            if value is not None:
+                values[seat.seat] = value
+            main = _main_game(rules, seat, value, dealer, qualifies)
+            beaten += any(p.line is Line.ANTE and p.outcome is Outcome.LOSE for p in main)
+            lines.extend(main)
+            if seat.bonus and value is not None:
                 bonus_line = _bonus(rules, seat, value, dealer, qualifies)
                 bonus_paid = bonus_paid or bonus_line.outcome is Outcome.WIN
                 lines.append(bonus_line)
@@ -173,14 +173,58 @@ def settle(
             lines.append(_jackpot(rules, seat, jackpot_meter))
         payouts.extend(lines)
 
-    announcements: list[str] = []
+    announcements: list[Announcement] = []
     if contested and not qualifies:
-        announcements.append("Pas de jeu")
+        announcements.append(Announcement.NO_GAME)
     elif contested and beaten == contested:
-        announcements.append("La banque gagne")
+        announcements.append(Announcement.BANK_WINS)
     if bonus_paid:
-        announcements.append("Bonus payé")
+        announcements.append(Announcement.BONUS_PAID)
     return Settlement(dealer, qualifies, False, tuple(payouts), tuple(announcements), values)
+
+
+def _main_game(rules: TableRules, seat: SeatInput, value: HandValue | None, dealer: HandValue,
+               qualifies: bool) -> list[Payout]:
+    """The purchase, ante and raise lines of a hand that raised."""
+    profile = rules.profile
+    lines: list[Payout] = []
+    if seat.purchase_price:
+        lines.append(Payout(seat.seat, Line.PURCHASE, seat.purchase_price, Outcome.LOSE, -seat.purchase_price,
+                            "achat de carte"))
+    if not qualifies:
+        ante_win = seat.ante * profile.ante_pays_when_not_qualified
+        lines.append(Payout(seat.seat, Line.ANTE, seat.ante, Outcome.WIN, ante_win,
+                            f"pas de jeu : ante payée {profile.ante_pays_when_not_qualified} pour 1"))
+        paid_from = profile.raise_paid_when_not_qualified_from
+        if value is not None and paid_from is not None and value.category >= paid_from:
+            multiple = profile.raise_pays(value.category)
+            lines.append(Payout(seat.seat, Line.RAISE, seat.raise_amount, Outcome.WIN, seat.raise_amount * multiple,
+                                f"pas de jeu, {value.describe_fr()} : relance payée {multiple} pour 1"))
+        else:
+            lines.append(Payout(seat.seat, Line.RAISE, seat.raise_amount, Outcome.RETURNED, 0,
+                                "pas de jeu : relance rendue"))
+        return lines
+    assert value is not None
+    name = value.describe_fr()
+    if value > dealer:
+        multiple = profile.raise_pays(value.category)
+        lines.append(Payout(seat.seat, Line.ANTE, seat.ante, Outcome.WIN, seat.ante,
+                            f"{name} bat {dealer.describe_fr()} : ante payée 1 pour 1"))
+        if multiple:
+            lines.append(Payout(seat.seat, Line.RAISE, seat.raise_amount, Outcome.WIN, seat.raise_amount * multiple,
+                                f"{name} : relance payée {multiple} pour 1"))
+        else:
+            # Seed 002: « Les joueurs ne peuvent faire usage que des combinaisons suivantes » (from a pair).
+            lines.append(Payout(seat.seat, Line.RAISE, seat.raise_amount, Outcome.RETURNED, 0,
+                                f"{name} : aucune combinaison payée, relance rendue"))
+    elif value == dealer:
+        for line, stake in ((Line.ANTE, seat.ante), (Line.RAISE, seat.raise_amount)):
+            lines.append(Payout(seat.seat, line, stake, Outcome.PUSH, 0, f"égalité ({name})"))
+    else:
+        reason = f"{dealer.describe_fr()} bat {name}"
+        lines.append(Payout(seat.seat, Line.ANTE, seat.ante, Outcome.LOSE, -seat.ante, reason))
+        lines.append(Payout(seat.seat, Line.RAISE, seat.raise_amount, Outcome.LOSE, -seat.raise_amount, reason))
+    return lines
 
 
 def _returned(seat: SeatInput, reason: str) -> list[Payout]:

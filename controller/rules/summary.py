@@ -26,12 +26,14 @@ def flag_data(flag: Flag) -> dict[str, Any]:
     }
 
 
-def settlement_data(settlement: Settlement) -> dict[str, Any]:
+def settlement_data(settlement: Settlement, language: str = "fr") -> dict[str, Any]:
     return {
         "void": settlement.void,
         "dealer_hand": settlement.dealer_value.describe_fr() if settlement.dealer_value else None,
         "dealer_qualifies": settlement.dealer_qualifies,
-        "announcements": list(settlement.announcements),
+        "announcements": [announcement.value for announcement in settlement.announcements],
+        "announced": list(settlement.labels(language)),
+        "announced_en": list(settlement.labels("en")),
         "paying_order": list(settlement.paying_order),
         "hands": {str(seat): value.category.name_fr for seat, value in settlement.hand_values.items()},
         "payouts": [
@@ -75,5 +77,5 @@ def table_summary(table: Table) -> dict[str, Any]:
         "expected_position": table.expected_position() if table.phase.value == "dealing" else None,
         "payments_due": table.payments_due(),
         "flags": [flag_data(flag) for flag in table.flags],
-        "settlements": [settlement_data(s) for s in table.settlements],
+        "settlements": [settlement_data(s, table.rules.profile.language) for s in table.settlements],
     }

@@ -51,7 +51,7 @@ from .operations import (
     StandUp,
 )
 from .profile import TableRules
-from .ranking import evaluate
+from .ranking import ACE_KING, evaluate
 from .settlement import Outcome, SeatInput, Settlement, settle
 
 HAND_SIZE = 5
@@ -124,6 +124,12 @@ class CoupState:
     settlement: Settlement | None = None
     paid: list[int] = field(default_factory=list)
     seen: set[Card] = field(default_factory=set)
+    #: seats with a hand, fixed at « rien ne va plus »
+    players: list[int] = field(default_factory=list)
+    #: while no card went out of turn, the next position follows from the count alone
+    deal_in_order: bool = True
+    #: seats owed a payment, in paying order, fixed at settlement
+    owed: list[int] = field(default_factory=list)
     shoe_count: int | None = None
     cards_dealt: int = 0
 
@@ -278,7 +284,7 @@ class Table:
         return self.coup.settlement
 
     def players_in_play(self) -> list[int]:
-        return [number for number, seat in self.seats.items() if seat.in_play]
+        return self.coup.players
 
     def hand_of(self, position: int) -> Hand:
         return self.coup.dealer if position == DEALER else self.seats[position].hand
@@ -292,7 +298,10 @@ class Table:
     def expected_position(self) -> int | None:
         """Who gets the next card of the deal: seat by seat from the dealer's
         left, then the dealer, five rounds (seed 000). None when it is done."""
-        order = self.players_in_play() + [DEALER]
+        order = self.coup.players + [DEALER]
+        if self.coup.deal_in_order:
+            dealt = self.coup.cards_dealt
+            return order[dealt % len(order)] if dealt < HAND_SIZE * len(order) else None
         for round_number in range(1, HAND_SIZE + 1):
             for position in order:
                 if len(self.hand_of(position).cards) < round_number:
@@ -301,12 +310,7 @@ class Table:
 
     def payments_due(self) -> list[int]:
         """Seats still to be paid, in paying order (counter-clockwise)."""
-        settlement = self.coup.settlement
-        if settlement is None:
-            return []
-        owed = [seat for seat in settlement.paying_order
-                if any(p.seat == seat and p.outcome is Outcome.WIN for p in settlement.payouts)]
-        return [seat for seat in owed if seat not in self.coup.paid]
+        return [seat for seat in self.coup.owed if seat not in self.coup.paid]
 
     # --- helpers ----------------------------------------------------------------
 
@@ -403,6 +407,12 @@ class Table:
             return
         if self.phase is Phase.PAYING or before == op.amount:
             return  # paying and collecting move chips; that is the point
+        if (op.box is Box.BONUS and self.phase is Phase.DEALING and seat.in_play
+                and not seat.fixed.get(Box.BONUS) and op.amount):
+            # Seed 002: « Le bonus doit être joué avant la fin de la donne. »
+            seat.fixed[Box.BONUS] = op.amount
+            self._check_side_bet(seat, Box.BONUS)
+            return
         collecting = op.amount == 0 and (
             (op.box is Box.BONUS and seat.purchase_price > 0)
             or (seat.decision is Decision.FOLD and op.box in (Box.ANTE, Box.BONUS, Box.JACKPOT))
@@ -419,7 +429,7 @@ class Table:
         self._refuse_unless(bool(players), op, "no occupied seat has an ante")
 
     def _no_more_bets(self, op: NoMoreBets) -> None:
-        rules, profile = self.rules, self.rules.profile
+        rules = self.rules
         for number, seat in self.seats.items():
             seat.fixed = {box: amount for box, amount in seat.bets.items() if amount}
             ante = seat.fixed.get(Box.ANTE, 0)
@@ -429,29 +439,36 @@ class Table:
             if ante and not rules.minimum_cents <= ante <= rules.maximum_cents:
                 self._flag(FlagKind.BET_OUTSIDE_LIMITS, Severity.WARNING, number,
                            f"ante {ante} cents outside the table's {rules.minimum_cents}..{rules.maximum_cents}")
-            for box, offered, stake, kind in (
-                (Box.BONUS, rules.bonus, rules.bonus_stake_cents if rules.bonus else 0, FlagKind.BONUS_STAKE_WRONG),
-                (Box.JACKPOT, rules.jackpot, profile.jackpot_stake_cents, FlagKind.JACKPOT_STAKE_WRONG),
-            ):
-                amount = seat.fixed.get(box, 0)
-                if not amount:
-                    continue
-                if not offered:
-                    self._flag(FlagKind.SIDE_BET_NOT_OFFERED, Severity.WARNING, number,
-                               f"{box.value} {amount} cents: this table does not offer it; returned")
-                    del seat.fixed[box]
-                elif not ante:
-                    self._flag(FlagKind.SIDE_BET_WITHOUT_ANTE, Severity.WARNING, number,
-                               f"{box.value} {amount} cents without an ante; returned")
-                    del seat.fixed[box]
-                elif amount != stake:
-                    self._flag(kind, Severity.WARNING, number,
-                               f"{box.value} stake {amount} cents, the profile's is {stake}")
-        in_play = self.players_in_play()
-        if len(in_play) > profile.players_max:
+            for box in (Box.BONUS, Box.JACKPOT):
+                self._check_side_bet(seat, box)
+        self.coup.players = [number for number, seat in self.seats.items() if seat.in_play]
+        players_max = rules.profile.players_max
+        if len(self.coup.players) > players_max:
             self._flag(FlagKind.TOO_MANY_PLAYERS, Severity.WARNING, None,
-                       f"{len(in_play)} players, the profile allows {profile.players_max}")
+                       f"{len(self.coup.players)} players, the profile allows {players_max}")
         self.phase = Phase.DEALING
+
+    def _check_side_bet(self, seat: SeatState, box: Box) -> None:
+        """A side bet plays only when offered, beside an ante, and at the profile's stake
+        (seed 004: « n'est honorée que si le jeton 0,5 € est visible »); otherwise it is returned."""
+        amount = seat.fixed.get(box, 0)
+        if not amount:
+            return
+        rules = self.rules
+        offered = rules.bonus if box is Box.BONUS else rules.jackpot
+        stake = rules.bonus_stake_cents if box is Box.BONUS else rules.profile.jackpot_stake_cents
+        if not offered:
+            kind, why = FlagKind.SIDE_BET_NOT_OFFERED, "this table does not offer it"
+        elif not seat.fixed.get(Box.ANTE):
+            kind, why = FlagKind.SIDE_BET_WITHOUT_ANTE, "there is no ante"
+        elif amount != stake:
+            kind = FlagKind.BONUS_STAKE_WRONG if box is Box.BONUS else FlagKind.JACKPOT_STAKE_WRONG
+            why = f"the stake is {stake} cents"
+        else:
+            return
+        self._flag(kind, Severity.WARNING, seat.number, f"{box.value} of {amount} cents on seat {seat.number}: "
+                   f"{why}; it does not play and is returned")
+        del seat.fixed[box]
 
     # --- shuffle, cut, deal ---------------------------------------------------
 
@@ -507,6 +524,7 @@ class Table:
             turn = "nobody (the deal is complete)" if expected is None else who(expected)
             self._flag(kind, Severity.WARNING, op.position,
                        f"card dealt to {who(op.position)}; it was the turn of {turn}")
+            self.coup.deal_in_order = False
         dealer_fifth = op.position == DEALER and len(hand.cards) == HAND_SIZE - 1
         if op.face_up and not dealer_fifth:
             # Seed 000: « Une carte exposée ne constitue pas une maldonne. Elle est retournée et la donne se poursuit. »
@@ -737,28 +755,31 @@ class Table:
             return
         self._require_phase(op, Phase.SHOWDOWN)
         self._refuse_unless(op.jackpot_meter >= 0, op, "a negative jackpot meter")
-        contested = False
-        for number in self.players_in_play():
-            seat = self.seats[number]
-            if seat.hand_void:
-                continue
-            if seat.decision is Decision.RAISE or seat.fixed.get(Box.BONUS):
-                contested = contested or seat.decision is Decision.RAISE
-                if seat.decision is Decision.RAISE:
-                    self._refuse_unless(None not in seat.hand.cards, op,
-                                        f"seat {number}'s cards are not all identified")
-            if seat.fixed.get(Box.JACKPOT) and seat.decision is Decision.RAISE:
+        raised = [self.seats[n] for n in self.players_in_play()
+                  if self.seats[n].decision is Decision.RAISE and not self.seats[n].hand_void]
+        if not raised:
+            return
+        dealer = self.coup.dealer.cards
+        self._refuse_unless(None not in dealer, op, "the dealer's cards are not all identified")
+        qualifies = evaluate([card for card in dealer if card is not None]) >= ACE_KING
+        profile = self.rules.profile
+        for seat in raised:
+            # Seed 002: when the dealer does not qualify, only the hands that claim something are turned over.
+            if qualifies or seat.fixed.get(Box.BONUS) or profile.raise_paid_when_not_qualified_from:
+                self._refuse_unless(None not in seat.hand.cards, op,
+                                    f"seat {seat.number}'s cards are not all identified")
+            if seat.fixed.get(Box.JACKPOT):
                 self._refuse_unless(None not in seat.first_five, op,
-                                    f"seat {number}'s first five cards are not all identified")
-        if contested:
-            self._refuse_unless(None not in self.coup.dealer.cards, op, "the dealer's cards are not all identified")
+                                    f"seat {seat.number}'s first five cards are not all identified")
 
     def _settle(self, op: Settle) -> None:
         dealer = self.coup.dealer.cards
         known = len(dealer) == HAND_SIZE and None not in dealer
         dealer_cards = tuple(card for card in dealer if card is not None) if known else None
-        self.coup.settlement = settle(self.rules, self._seat_inputs(), dealer_cards, op.jackpot_meter, self.coup.void)
-        self.settlements.append(self.coup.settlement)
+        settlement = settle(self.rules, self._seat_inputs(), dealer_cards, op.jackpot_meter, self.coup.void)
+        self.coup.settlement = settlement
+        self.coup.owed = list(dict.fromkeys(p.seat for p in settlement.payouts if p.outcome is Outcome.WIN))
+        self.settlements.append(settlement)
         self.phase = Phase.PAYING
 
     def _verify_payment_done(self, op: PaymentDone) -> None:
