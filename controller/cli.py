@@ -40,7 +40,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         except RulesError as error:
             print(f"{args.file}: operation {index + 1} ({op.kind}): {error}", file=sys.stderr)
             return 1
-    summary = table_summary(table)
+    summary = table_summary(table, history=True)
     if args.json:
         _print_json(summary)
     else:

@@ -256,9 +256,13 @@ class Engine:
             return 0
         ids = self.store.append([NewEvent(topic, env.publisher, env.seq, env.mono_ns, env.wall_ns,
                                           _encode_body(env)) for topic, env in batch])
+        acted = False
         for (_topic, envelope), event_id in zip(batch, ids, strict=True):
             if event_id is not None:  # None: a resend of an event already recorded
                 self._act(event_id, envelope, publish=True)
+                acted = True
+        if acted:
+            self.publish_state()  # once per batch: the state is a snapshot, the latest one is what counts
         return len(batch)
 
     def _act(self, event_id: int, envelope: Envelope, publish: bool) -> Outcome:
@@ -284,7 +288,6 @@ class Engine:
             for flag in outcome.flags:
                 self.publisher.publish("core.flag", FlagRaised(coup, flag.kind.value, flag.severity.name.lower(),
                                                                flag.seat, flag.detail))
-            self.publish_state()
         return outcome
 
     def publish_state(self) -> None:

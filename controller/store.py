@@ -122,19 +122,18 @@ class EventStore:
         self._db.execute("BEGIN IMMEDIATE")
         try:
             for event in events:
-                known = self._db.execute("SELECT 1 FROM events WHERE publisher=? AND seq=? AND mono_ns=?",
-                                         (event.publisher, event.seq, event.mono_ns)).fetchone()
-                if known:
-                    ids.append(None)
-                    continue
                 event_id = last_id + 1
                 digest = record_hash(last_hash, event_id, event.topic, event.publisher, event.seq, event.mono_ns,
                                      event.wall_ns, event.body)
-                self._db.execute(
-                    "INSERT INTO events (id, topic, publisher, seq, mono_ns, wall_ns, body, prev_hash, hash)"
+                # The UNIQUE (publisher, seq, mono_ns) key turns a resend into a no-op.
+                inserted = self._db.execute(
+                    "INSERT OR IGNORE INTO events (id, topic, publisher, seq, mono_ns, wall_ns, body, prev_hash, hash)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (event_id, event.topic, event.publisher, event.seq, event.mono_ns, event.wall_ns, event.body,
-                     last_hash, digest))
+                     last_hash, digest)).rowcount
+                if not inserted:
+                    ids.append(None)
+                    continue
                 ids.append(event_id)
                 last_id, last_hash = event_id, digest
             self._db.execute("COMMIT")

@@ -15,7 +15,7 @@ from pathlib import Path
 import msgspec
 import pytest
 import zmq
-from busutil import raw_publisher, send, simulated, wait_until
+from busutil import raw_publisher, send, simulated
 from tables import rules_for
 
 from controller.bus.clone import SnapshotTimeout, request_snapshot

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.common import BUILD, ID_CLASSES, MODELS, TRAIN_DIR, read_manifest
-from vision.identify import CROP, IdentifierNet, square_crop
+from vision.identify import CROP, KINDS, SUITS, IdentifierNet, card_probs, square_crop, targets
 
 STORE = 160  # stored crop side; training samples a random crop/rotation and resizes to CROP
 
@@ -151,7 +151,8 @@ def train_identifier(args: argparse.Namespace) -> None:
     vrng = np.random.default_rng(7)
     vxa = np.stack([_augment(vrng, c, False) for c in vx]) if len(vx) else np.zeros((0, CROP, CROP, 3), np.uint8)
 
-    model = IdentifierNet(len(ID_CLASSES))
+    model = IdentifierNet()
+    tk_all, ts_all = targets(ty)
     opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=5e-4)
     # real crops are sampled twice as often as synthetic ones
     wts = np.where(is_real, 2.0, 1.0)
@@ -177,8 +178,14 @@ def train_identifier(args: argparse.Namespace) -> None:
             xb = np.stack([_augment(rng, tx[i], True) for i in idx])
             xb_t = torch.from_numpy(xb).permute(0, 3, 1, 2).float().div(255)
             yb = torch.from_numpy(ty[idx]).long()
+            tk = torch.from_numpy(tk_all[idx]).long()
+            ts = torch.from_numpy(ts_all[idx]).long()
             out = model(xb_t)
-            loss = F.cross_entropy(out, yb, label_smoothing=0.05)
+            nk = len(KINDS)
+            loss = F.cross_entropy(out[:, :nk], tk, label_smoothing=0.05)
+            if (ts >= 0).any():
+                loss = loss + F.cross_entropy(out[:, nk:], ts, ignore_index=-100, label_smoothing=0.05)
+            out = card_probs(out)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -209,7 +216,7 @@ def _accuracy(model, x: np.ndarray, y: np.ndarray) -> float:
     with torch.no_grad():
         p = torch.cat(
             [
-                model(torch.from_numpy(x[i : i + 128]).permute(0, 3, 1, 2).float().div(255)).argmax(1)
+                card_probs(model(torch.from_numpy(x[i : i + 128]).permute(0, 3, 1, 2).float().div(255))).argmax(1)
                 for i in range(0, len(x), 128)
             ]
         )
@@ -220,4 +227,5 @@ def save_identifier(model, path: Path, meta: dict) -> None:
     import torch
 
     sd = {k: v.half() if v.is_floating_point() else v for k, v in model.state_dict().items()}
-    torch.save({"state_dict": sd, "classes": ID_CLASSES, "crop": CROP, "meta": meta}, path)
+    ck = {"state_dict": sd, "classes": ID_CLASSES, "kinds": KINDS, "suits": SUITS, "crop": CROP, "meta": meta}
+    torch.save(ck, path)

@@ -16,9 +16,41 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.common import ID_CLASSES, MODELS
+from vision.common import ID_CLASSES, MODELS, RANKS, SUITS, split_card
 
 CROP = 96  # identifier input side
+# The identifier has two heads: the kind (13 ranks, BACK, JOKER) and the suit (4); P(card) = P(rank) * P(suit).
+KINDS = RANKS + ["BACK", "JOKER"]
+
+
+def targets(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """ID_CLASSES indices -> (kind index, suit index or -100 for BACK/JOKER)."""
+    kind, suit = np.zeros(len(y), np.int64), np.full(len(y), -100, np.int64)
+    for i, c in enumerate(y):
+        lab = ID_CLASSES[int(c)]
+        if lab in ("BACK", "JOKER"):
+            kind[i] = KINDS.index(lab)
+        else:
+            r, s = split_card(lab)
+            kind[i], suit[i] = KINDS.index(r), SUITS.index(s)
+    return kind, suit
+
+
+def card_probs(logits):
+    """Network output (N x 19) -> probabilities over ID_CLASSES (N x 54), a torch tensor."""
+    import torch
+
+    nk = len(KINDS)
+    pk = torch.softmax(logits[:, :nk], 1)
+    ps = torch.softmax(logits[:, nk:], 1)
+    cols = []
+    for lab in ID_CLASSES:
+        if lab in ("BACK", "JOKER"):
+            cols.append(pk[:, KINDS.index(lab)])
+        else:
+            r, s = split_card(lab)
+            cols.append(pk[:, KINDS.index(r)] * ps[:, SUITS.index(s)])
+    return torch.stack(cols, 1)
 
 
 def square_crop(img: np.ndarray, box, out: int, margin: float = 1.25) -> np.ndarray:
@@ -73,7 +105,7 @@ def _net(num_classes: int):
     return Net()
 
 
-def IdentifierNet(num_classes: int = len(ID_CLASSES)):  # noqa: N802 - factory named like the class it builds
+def IdentifierNet(num_classes: int = len(RANKS) + 2 + len(SUITS)):  # noqa: N802 - factory named like a class
     return _net(num_classes)
 
 
@@ -98,7 +130,7 @@ class CardReader:
         ck = torch.load(models / "card_identifier.pt", map_location="cpu", weights_only=False)
         self.classes: list[str] = list(ck["classes"])
         self.crop = int(ck["crop"])
-        self.idn = IdentifierNet(len(self.classes))
+        self.idn = IdentifierNet()
         self.idn.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in ck["state_dict"].items()})
         self.idn.eval()
         self.conf = conf
@@ -114,7 +146,7 @@ class CardReader:
         x = torch.from_numpy(crops).permute(0, 3, 1, 2).float().div(255)
         with torch.no_grad():
             rots = range(4) if self.tta else range(1)
-            p = sum(torch.softmax(self.idn(torch.rot90(x, k, (2, 3))), 1) for k in rots) / len(rots)
+            p = sum(card_probs(self.idn(torch.rot90(x, k, (2, 3)))) for k in rots) / len(rots)
         return p.numpy()
 
     def read(self, image) -> list[Detection]:

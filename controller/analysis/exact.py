@@ -135,7 +135,7 @@ def _pair_index(low, high):
     return low + ((high * (high - 1)) >> 1)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _count_containing(cards, size, threshold, tb):
     """(hands holding the ascending ``cards[:size]`` with rank < threshold, those with rank == threshold)."""
     if size == 1:
@@ -175,7 +175,7 @@ def _count_containing(cards, size, threshold, tb):
     return below, equal
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _count_not_qualified(cards, size, tb):
     """Hands holding the ascending ``cards[:size]`` that do not qualify the dealer."""
     if size == 1:

@@ -51,7 +51,9 @@ def settlement_data(settlement: Settlement, language: str = "fr") -> dict[str, A
     }
 
 
-def table_summary(table: Table) -> dict[str, Any]:
+def table_summary(table: Table, history: bool = False) -> dict[str, Any]:
+    """The table now: the coup in progress, its flags, and the last settlement.
+    With ``history``, every flag and settlement of the session (for replays)."""
     seats = {}
     for number, seat in table.seats.items():
         if not (seat.occupied or seat.in_play or any(seat.bets.values())):
@@ -66,6 +68,7 @@ def table_summary(table: Table) -> dict[str, Any]:
             "raise": seat.raise_amount,
             "hand_void": seat.hand_void,
         }
+    language = table.rules.profile.language
     return {
         "profile": table.rules.profile.name,
         "phase": table.phase.value,
@@ -76,6 +79,10 @@ def table_summary(table: Table) -> dict[str, Any]:
         "seats": seats,
         "expected_position": table.expected_position() if table.phase.value == "dealing" else None,
         "payments_due": table.payments_due(),
-        "flags": [flag_data(flag) for flag in table.flags],
-        "settlements": [settlement_data(s, table.rules.profile.language) for s in table.settlements],
+        "flags": [flag_data(flag) for flag in (table.flags if history else table.coup_flags())],
+        "settlement": settlement_data(table.settlement, language) if table.settlement else None,
+        "last_settlement": settlement_data(table.settlements[-1], language) if table.settlements else None,
+        "coups_settled": len(table.settlements),
+        "flags_total": len(table.flags),
+        **({"settlements": [settlement_data(s, language) for s in table.settlements]} if history else {}),
     }

@@ -1,0 +1,223 @@
+"""Benchmark of the bus and the engine (a benchmark, not a test).
+
+Prints, measured in the same run:
+  * the bare bus's throughput: messages per second from one publisher through the
+    XSUB/XPUB proxy to one subscriber, all on ipc:// (the baseline);
+  * the engine at a paced input rate (default 10,000 events a second): the latency
+    from an event's publication to the engine's first published state that includes
+    it (p50, p99, max), the rate it sustained, and the store's size.
+
+The engine runs as its own process (``stud-table engine``), as on the Pi, with its
+SQLite store in WAL mode with synchronous=FULL (one fsync per batch of events).
+
+    .venv/bin/python benchmarks/bus.py [--json] [--rate 10000] [--seconds 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import zmq
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from controller.bus.clone import SnapshotTimeout, request_snapshot  # noqa: E402
+from controller.bus.proxy import Proxy  # noqa: E402
+from controller.bus.schema import ButtonPressed, Envelope, TableState, encode  # noqa: E402
+from controller.bus.transport import Publisher, Subscriber  # noqa: E402
+from controller.profiles import load_profile  # noqa: E402
+from controller.rules.profile import TableRules  # noqa: E402
+from controller.sim.coups import new_table, play_coup  # noqa: E402
+from controller.sim.events import bus_events  # noqa: E402
+
+CONFIG = """
+[table]
+id = "bench"
+profile = "fr-2007"
+minimum_cents = 1000
+maximum_cents = 50000
+bonus = true
+card_purchase = true
+
+[bus]
+publish = "ipc://pub.sock"
+subscribe = "ipc://sub.sock"
+snapshot = "ipc://snap.sock"
+
+[store]
+path = "events.sqlite"
+"""
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def bare_bus(folder: Path, count: int) -> dict[str, float]:
+    """Baseline: one publisher to one subscriber through the proxy."""
+    proxy = Proxy(f"ipc://{folder}/bare-pub.sock", f"ipc://{folder}/bare-sub.sock")
+    context = zmq.Context()
+    subscriber = Subscriber(context, f"ipc://{folder}/bare-sub.sock", ("sensor.",))
+    publisher = Publisher(context, f"ipc://{folder}/bare-pub.sock", "bench")
+    body = ButtonPressed("no_more_bets")
+    while True:  # slow joiner: wait until the subscription is through
+        publisher.publish("sensor.button", body)
+        if subscriber.receive(50) is not None:
+            break
+    while subscriber.receive(100) is not None:
+        pass
+    received = 0
+
+    def drain() -> None:
+        nonlocal received
+        while received < count and subscriber.receive(2000) is not None:
+            received += 1
+
+    reader = threading.Thread(target=drain)
+    reader.start()
+    started = time.perf_counter()
+    for _ in range(count):
+        publisher.publish("sensor.button", body)
+    reader.join()
+    elapsed = time.perf_counter() - started
+    publisher.close()
+    subscriber.close()
+    proxy.close()
+    context.destroy(linger=0)
+    return {"messages": count, "received": received, "seconds": round(elapsed, 3),
+            "messages_per_s": round(received / elapsed)}
+
+
+def coup_events(count: int, seed: int) -> list[tuple[str, object]]:
+    profile = load_profile("fr-2007")
+    rules = TableRules(profile, 1000, 50000, 7, bonus=True, card_purchase=True)
+    rng = random.Random(seed)
+    table = new_table(rules, rng, players=7)
+    t = 0
+    while len(table.log) < count * 1.2:  # a few operations (settlement) make no event
+        t = play_coup(table, rng, t)
+    return [(topic, body) for _ms, topic, body in bus_events(table.log)][:count]
+
+
+def engine_latency(folder: Path, rate: int, seconds: float, seed: int) -> dict[str, object]:
+    config = folder / "table.toml"
+    config.write_text(CONFIG)
+    proxy = Proxy(f"ipc://{folder}/pub.sock", f"ipc://{folder}/sub.sock")
+    engine = subprocess.Popen([sys.executable, "-m", "controller.cli", "engine", "--config", str(config)],
+                              cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    context = zmq.Context()
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                request_snapshot(context, f"ipc://{folder}/snap.sock", 300)
+                break
+            except SnapshotTimeout:
+                if time.monotonic() > deadline:
+                    raise
+        total = int(rate * seconds)
+        events = coup_events(total, seed)
+        sender = context.socket(zmq.PUB)
+        sender.setsockopt(zmq.SNDHWM, 0)
+        sender.connect(f"ipc://{folder}/pub.sock")
+        listener = Subscriber(context, f"ipc://{folder}/sub.sock", ("core.",))
+        time.sleep(1.0)  # the engine's subscription and ours reach the proxy
+        sent_at: list[float] = [0.0] * (total + 1)
+        state_at: list[tuple[float, int]] = []
+        done = threading.Event()
+
+        def listen() -> None:
+            while not done.is_set():
+                message = listener.receive(100)
+                if message is not None and isinstance(message[1].body, TableState):
+                    state_at.append((time.perf_counter(), int(message[1].body.state["recorded_events"])))
+
+        reader = threading.Thread(target=listen)
+        reader.start()
+        started = time.perf_counter()
+        interval = 1.0 / rate
+        for index, (topic, body) in enumerate(events, start=1):
+            target = started + index * interval
+            while (now := time.perf_counter()) < target:
+                if target - now > 0.0005:
+                    time.sleep(target - now - 0.0003)
+            envelope = Envelope("bench", index, time.monotonic_ns(), time.time_ns(), body)  # type: ignore[arg-type]
+            sent_at[index] = time.perf_counter()
+            sender.send_multipart(encode(topic, envelope))
+        send_seconds = time.perf_counter() - started
+        wait_until = time.monotonic() + 60
+        while (not state_at or state_at[-1][1] < total) and time.monotonic() < wait_until:
+            time.sleep(0.05)
+        done.set()
+        reader.join()
+        finished = state_at[-1][0] - started if state_at else float("nan")
+        # Each event's latency: until the first state whose count includes it.
+        latencies = []
+        pointer = 0
+        for index in range(1, total + 1):
+            while pointer < len(state_at) and state_at[pointer][1] < index:
+                pointer += 1
+            if pointer == len(state_at):
+                break
+            latencies.append((state_at[pointer][0] - sent_at[index]) * 1000)
+        sender.close()
+        listener.close()
+        store_size = os.path.getsize(folder / "events.sqlite") + os.path.getsize(folder / "events.sqlite-wal") \
+            if (folder / "events.sqlite-wal").exists() else os.path.getsize(folder / "events.sqlite")
+        return {
+            "target_rate": rate,
+            "events": total,
+            "send_rate": round(total / send_seconds),
+            "engine_rate": round(len(latencies) / finished) if latencies else 0,
+            "events_answered": len(latencies),
+            "states_published": len(state_at),
+            "latency_ms": {"p50": round(percentile(latencies, 0.50), 3), "p99": round(percentile(latencies, 0.99), 3),
+                           "max": round(max(latencies), 3), "mean": round(statistics.fmean(latencies), 3)}
+            if latencies else None,
+            "store_bytes": store_size,
+        }
+    finally:
+        engine.terminate()
+        engine.wait(10)
+        proxy.close()
+        context.destroy(linger=0)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--rate", type=int, default=10_000, help="events a second offered to the engine")
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--bare", type=int, default=100_000, help="messages for the bare-bus baseline")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-bus-") as folder:
+        bare = bare_bus(Path(folder), args.bare)
+        engine = engine_latency(Path(folder), args.rate, args.seconds, args.seed)
+    result = {"load_average": os.getloadavg(), "cpus": os.cpu_count(), "bare_bus": bare, "engine": engine}
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return
+    print(f"bare bus (baseline): {bare['messages_per_s']:,} messages/s ({bare['received']:,} of {bare['messages']:,})")
+    lat = engine["latency_ms"]
+    print(f"engine at {engine['target_rate']:,} events/s offered (sent {engine['send_rate']:,}/s): "
+          f"answered {engine['events_answered']:,}/{engine['events']:,} at {engine['engine_rate']:,}/s; "
+          f"latency publish→state p50 {lat['p50']} ms, p99 {lat['p99']} ms, max {lat['max']} ms"
+          if lat else "engine answered nothing")
+    print(f"load average {result['load_average']}, {result['cpus']} CPUs")
+
+
+if __name__ == "__main__":
+    main()
