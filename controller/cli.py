@@ -140,8 +140,7 @@ def cmd_engine(args: argparse.Namespace) -> int:
     _make_ipc_dirs(config.bus_snapshot)
     store = EventStore(config.store_path, config.evidence_dir)
     engine = Engine(config.rules, store, zmq.Context.instance(), config.bus_subscribe, config.bus_publish,
-                    config.bus_snapshot)
-    engine.referee.jackpot_meter = config.jackpot_meter_cents
+                    config.bus_snapshot, jackpot_meter=config.jackpot_meter_cents)
     serve(engine)
     store.close()
     return 0

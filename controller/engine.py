@@ -32,11 +32,13 @@ from .bus.schema import (
     CardPlaced,
     CardsLifted,
     ChipsChanged,
+    CoupSettled,
     CutCard,
     DealerOperation,
     Envelope,
     FlagRaised,
     Heartbeat,
+    JackpotMeter,
     Refused,
     ShoeCardDrawn,
     ShoeLink,
@@ -83,6 +85,8 @@ class Outcome:
     operation: Operation | None = None
     refused: str | None = None
     flags: list[Flag] = field(default_factory=list)
+    #: why the coup, its dealer's hand shown, cannot be settled yet
+    settlement_waits: str | None = None
 
 
 @dataclass
@@ -103,10 +107,15 @@ class Referee:
         self.devices = Devices()
         self.jackpot_meter = jackpot_meter
         self._last_t = 0
+        self._origin_ms: int | None = None
 
     def _clock(self, envelope: Envelope) -> int:
-        # The table clock is the events' monotonic time in ms, never going back.
-        self._last_t = max(self._last_t, envelope.mono_ns // 1_000_000)
+        """The table clock: ms of wall time since the first event, never going back.
+        Wall time, not monotonic: the monotonic clock starts again at each boot, the recorded wall time does not."""
+        wall_ms = envelope.wall_ns // 1_000_000
+        if self._origin_ms is None:
+            self._origin_ms = wall_ms
+        self._last_t = max(self._last_t, wall_ms - self._origin_ms)
         return self._last_t
 
     def operation_for(self, envelope: Envelope) -> Operation | str | None:
@@ -146,6 +155,10 @@ class Referee:
                                                                 Phase.SHOWDOWN) else "shoe count outside a deal"
             case DealerOperation(line=line):
                 return parse_operation(f"{format_time(t)} {line}")
+            case JackpotMeter(amount=amount):
+                if amount < 0:
+                    return f"a jackpot meter of {amount} cents"
+                self.jackpot_meter = amount
             case CameraStatus(online=online):
                 self.devices.camera_online = online
             case ShoeLink(connected=connected, corrupt_frames=corrupt, sequence_gaps=gaps):
@@ -158,6 +171,13 @@ class Referee:
         return None
 
     def handle(self, envelope: Envelope) -> Outcome:
+        try:
+            return self._handle(envelope)
+        except Exception as error:  # a bug must not stop the table: the event stays recorded, the refusal says why
+            log.exception("engine: internal error on %s", envelope)
+            return Outcome(refused=f"internal error: {type(error).__name__}: {error}")
+
+    def _handle(self, envelope: Envelope) -> Outcome:
         try:
             operation = self.operation_for(envelope)
         except (CardError, HistoryError, ValueError) as error:
@@ -173,9 +193,12 @@ class Referee:
             return Outcome(operation, refused=str(error))
         # Once the dealer's hand is shown and every card needed is known, the coup is settled.
         settle = Settle(operation.t, self.jackpot_meter)
-        if self.table.phase is Phase.SHOWDOWN and self.table.can(settle):
-            self.table.apply(settle)
-            operation = settle
+        if self.table.phase is Phase.SHOWDOWN:
+            try:
+                self.table.apply(settle)
+                operation = settle
+            except RulesError as error:
+                return Outcome(operation, flags=self.table.flags[flags_before:], settlement_waits=str(error))
         return Outcome(operation, flags=self.table.flags[flags_before:])
 
     def state(self) -> dict[str, Any]:
@@ -194,8 +217,9 @@ class Engine:
     """The engine process: subscriber → store → referee → publisher, plus the snapshot server."""
 
     def __init__(self, rules: TableRules, store: EventStore, context: zmq.Context, subscribe_endpoint: str,
-                 publish_endpoint: str, snapshot_endpoint: str, name: str = "engine") -> None:
-        self.referee = Referee(rules)
+                 publish_endpoint: str, snapshot_endpoint: str, name: str = "engine", jackpot_meter: int = 0) -> None:
+        # The meter is set before the replay: the recorded coups settle again exactly as they did.
+        self.referee = Referee(rules, jackpot_meter)
         self.store = store
         self.subscriber = Subscriber(context, subscribe_endpoint, INPUT_PREFIXES)
         self.publisher = Publisher(context, publish_endpoint, name, heartbeat_topic="core.heartbeat")
@@ -214,9 +238,13 @@ class Engine:
         """Rebuild the table from every recorded event (and the review indexes with it)."""
         count = 0
         for stored in self.store.events():
-            envelope = Envelope(stored.publisher, stored.seq, stored.mono_ns, stored.wall_ns,
-                                msgspec.json.decode(stored.body, type=AnyBody))
-            self._act(stored.id, envelope, publish=False)
+            try:
+                body = msgspec.json.decode(stored.body, type=AnyBody)
+            except msgspec.DecodeError as error:
+                log.error("engine: recorded event %d cannot be read (%s); skipped", stored.id, error)
+                continue
+            self._act(stored.id, Envelope(stored.publisher, stored.seq, stored.mono_ns, stored.wall_ns, body),
+                      publish=False)
             count += 1
         if count:
             log.info("engine: replayed %d recorded events; coup %d, phase %s", count,
@@ -275,19 +303,24 @@ class Engine:
         for ordinal, flag in enumerate(outcome.flags):
             self.store.record_flag(event_id, ordinal, coup, flag.kind.value, flag.severity.name.lower(), flag.seat,
                                    flag.detail)
+        settled = None
         if isinstance(outcome.operation, Settle) and outcome.refused is None and table.settlement:
+            settled = settlement_data(table.settlement, table.rules.profile.language)
             self.store.record_coup(coup, self._coup_first_event.get(coup, event_id), event_id, table.coup.void,
-                                   json.dumps(settlement_data(table.settlement, table.rules.profile.language),
-                                              ensure_ascii=False))
+                                   json.dumps(settled, ensure_ascii=False))
         if outcome.refused:
             log.warning("engine: event %d (%s) refused: %s", event_id, type(envelope.body).__name__,
                         outcome.refused)
         if publish:
             if outcome.refused:
                 self.publisher.publish("core.refused", Refused(type(envelope.body).__name__, outcome.refused))
+            if outcome.settlement_waits:
+                self.publisher.publish("core.refused", Refused("Settle", outcome.settlement_waits))
             for flag in outcome.flags:
                 self.publisher.publish("core.flag", FlagRaised(coup, flag.kind.value, flag.severity.name.lower(),
                                                                flag.seat, flag.detail))
+            if settled is not None:
+                self.publisher.publish("core.payouts", CoupSettled(coup, settled))
         return outcome
 
     def publish_state(self) -> None:
@@ -301,7 +334,8 @@ class Engine:
     def answer_snapshot(self) -> None:
         """The Clone pattern: the state now, and the sequence number it stands at."""
         identity, *_request = self.snapshots.recv_multipart()
-        reply = {"seq": self.publisher.seq, "publisher": self.publisher.name, "state": self.state(),
+        reply = {"seq": self.publisher.seq, "publisher": self.publisher.name, "instance": self.publisher.instance,
+                 "state": self.state(),
                  "recorded": self.store.last_seq_by_publisher()}
         self.snapshots.send_multipart([identity, msgspec.json.encode(reply)])
 

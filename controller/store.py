@@ -50,6 +50,10 @@ CREATE TABLE IF NOT EXISTS flags (
     PRIMARY KEY (event_id, ordinal)
 );
 CREATE INDEX IF NOT EXISTS flags_by_kind ON flags (kind, coup);
+CREATE TRIGGER IF NOT EXISTS flags_no_update BEFORE UPDATE ON flags
+BEGIN SELECT RAISE(ABORT, 'flags are append-only'); END;
+CREATE TRIGGER IF NOT EXISTS flags_no_delete BEFORE DELETE ON flags
+BEGIN SELECT RAISE(ABORT, 'flags are append-only'); END;
 CREATE TABLE IF NOT EXISTS coups (
     number INTEGER PRIMARY KEY,
     first_event INTEGER NOT NULL,
@@ -57,6 +61,10 @@ CREATE TABLE IF NOT EXISTS coups (
     void INTEGER NOT NULL DEFAULT 0,
     settlement TEXT
 );
+CREATE TRIGGER IF NOT EXISTS coups_no_update BEFORE UPDATE ON coups
+BEGIN SELECT RAISE(ABORT, 'settled coups are append-only'); END;
+CREATE TRIGGER IF NOT EXISTS coups_no_delete BEFORE DELETE ON coups
+BEGIN SELECT RAISE(ABORT, 'settled coups are append-only'); END;
 CREATE TABLE IF NOT EXISTS evidence (
     sha256 TEXT PRIMARY KEY,
     event_id INTEGER REFERENCES events(id),
@@ -118,17 +126,19 @@ class EventStore:
         """Record events durably in one transaction. Returns each one's id, or None
         for an event already recorded (the same publisher, sequence and time: a resend)."""
         ids: list[int | None] = []
-        last_id, last_hash = self._last_id, self._last_hash
         self._db.execute("BEGIN IMMEDIATE")
         try:
+            # Read the chain's head inside the transaction: right even if another writer appended meanwhile.
+            head = self._db.execute("SELECT id, hash FROM events ORDER BY id DESC LIMIT 1").fetchone()
+            last_id, last_hash = (head[0], head[1]) if head else (0, GENESIS)
             for event in events:
                 event_id = last_id + 1
                 digest = record_hash(last_hash, event_id, event.topic, event.publisher, event.seq, event.mono_ns,
                                      event.wall_ns, event.body)
                 # The UNIQUE (publisher, seq, mono_ns) key turns a resend into a no-op.
                 inserted = self._db.execute(
-                    "INSERT OR IGNORE INTO events (id, topic, publisher, seq, mono_ns, wall_ns, body, prev_hash, hash)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO events (id, topic, publisher, seq, mono_ns, wall_ns, body, prev_hash, hash)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (publisher, seq, mono_ns) DO NOTHING",
                     (event_id, event.topic, event.publisher, event.seq, event.mono_ns, event.wall_ns, event.body,
                      last_hash, digest)).rowcount
                 if not inserted:
@@ -164,10 +174,9 @@ class EventStore:
 
     def record_coup(self, number: int, first_event: int, last_event: int | None, void: bool,
                     settlement: str | None) -> None:
-        self._db.execute(
-            "INSERT INTO coups VALUES (?, ?, ?, ?, ?) ON CONFLICT(number) DO UPDATE SET "
-            "last_event=excluded.last_event, void=excluded.void, settlement=excluded.settlement",
-            (number, first_event, last_event, int(void), settlement))
+        # Recorded once, at settlement; a replay finds it there and changes nothing.
+        self._db.execute("INSERT OR IGNORE INTO coups VALUES (?, ?, ?, ?, ?)",
+                         (number, first_event, last_event, int(void), settlement))
 
     def flags(self) -> list[tuple[int, str, str, int | None, str]]:
         return self._db.execute("SELECT coup, kind, severity, seat, detail FROM flags ORDER BY event_id, ordinal"

@@ -750,9 +750,11 @@ def check_new_coup_after_shuffle_and_cut(profile: str) -> None:
     table = play(profile, {1: PAIR, 2: PAIR_TENS}, DEALER_ACE_KING)
     assert refused(table.end_coup, now(table))  # not before the payments
     pay_all(table)
+    table.place_bet(now(table), 2, Box.ANTE, 0)  # seat 2's chips picked up; seat 1 lets his ante stand
     table.end_coup(now(table))
     assert (table.phase, table.coup.number) == (Phase.BETTING, 2)
-    assert all(not seat.bets and not seat.hand.cards for seat in table.seats.values())
+    assert all(not seat.hand.cards and seat.decision is None for seat in table.seats.values())
+    assert {n: s.bets.get(Box.ANTE, 0) for n, s in table.seats.items() if n in (1, 2)} == {1: ANTE, 2: 0}
     table.place_bet(now(table), 1, Box.ANTE, ANTE)
     table.no_more_bets(now(table))
     table.deal_card(now(table), 1, None)  # without the shuffle and the cut

@@ -118,6 +118,27 @@ def test_the_expected_position_follows_the_regulation_order():
     assert [f.kind for f in table.flags] == [FlagKind.DEAL_WITHOUT_CUT]
 
 
+def test_the_shoes_count_is_checked_against_the_cards_seen():
+    table = betting_table(rules_for("fr-1959"), {1: 1000})
+    table.no_more_bets(30)
+    table.shuffle(31)
+    table.offer_cut(32, 1, True)
+    deck = list(full_deck())
+    for index in range(10):
+        table.deal_card(40 + index, table.expected_position(), deck.pop(), face_up=index == 9)
+        table.shoe_count(40 + index, index + 1 + (index == 9))  # the beam counted one card too many at the end
+    table.end_deal(60)
+    [flag] = [f for f in table.flags if f.kind is FlagKind.SHOE_COUNT_MISMATCH]
+    assert flag.detail == "at the end of the deal the shoe counted 11 cards drawn, the table saw 10"
+    agreeing = betting_table(rules_for("fr-1959"), {1: 1000})
+    agreeing.no_more_bets(30)
+    for index in range(10):
+        agreeing.deal_card(40 + index, agreeing.expected_position(), deck[index], face_up=index == 9)
+    agreeing.shoe_count(50, 10)
+    agreeing.end_deal(60)
+    assert not [f for f in agreeing.flags if f.kind is FlagKind.SHOE_COUNT_MISMATCH]
+
+
 def test_a_void_coup_returns_every_bet_and_needs_no_payment():
     table = dealt_table(rules_for(bonus=True), HANDS, side_bets={(1, Box.BONUS): 200})
     table.declare_void(300, "joueurs 1 et 3 : échange d'informations")

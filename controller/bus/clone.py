@@ -42,6 +42,7 @@ class TableFollower:
         self.subscriber = Subscriber(context, subscribe_endpoint, ("core.",))
         snapshot = request_snapshot(context, snapshot_endpoint)
         self.engine = snapshot["publisher"]
+        self.instance = snapshot["instance"]
         self.seq = snapshot["seq"]
         self.state: dict[str, Any] = snapshot["state"]
         self.skipped = 0
@@ -52,8 +53,8 @@ class TableFollower:
         if message is None:
             return None
         _topic, envelope = message
-        if envelope.publisher == self.engine and envelope.seq == 1:
-            self.seq = 0  # the engine restarted: its numbering starts again
+        if envelope.publisher == self.engine and envelope.instance != self.instance:
+            self.instance, self.seq = envelope.instance, 0  # the engine restarted: its numbering starts again
         if envelope.publisher == self.engine and envelope.seq <= self.seq:
             self.skipped += 1  # already in the snapshot
             return None

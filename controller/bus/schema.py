@@ -97,6 +97,12 @@ class DealerOperation(Body, tag="dealer_operation"):
     line: str
 
 
+class JackpotMeter(Body, tag="jackpot_meter"):
+    """The progressive meter's value, from the jackpot controller (or the floor)."""
+
+    amount: int  # cents
+
+
 # --- core.* : what the engine decided ------------------------------------------
 
 
@@ -110,6 +116,13 @@ class FlagRaised(Body, tag="flag_raised"):
     severity: str
     seat: int | None
     detail: str
+
+
+class CoupSettled(Body, tag="coup_settled"):
+    """A coup's payouts, in paying order, as the croupier pays them."""
+
+    coup: int
+    settlement: dict[str, object]
 
 
 class Refused(Body, tag="refused"):
@@ -127,7 +140,7 @@ class Heartbeat(Body, tag="heartbeat"):
 AnyBody = (
     CardPlaced | CardIdentified | CardExposed | CardsLifted | ChipsChanged | CameraStatus
     | ButtonPressed | CutCard | ShoePresence | ShoeCardDrawn | ShoeLink
-    | DealerOperation | TableState | FlagRaised | Refused | Heartbeat
+    | DealerOperation | JackpotMeter | TableState | FlagRaised | CoupSettled | Refused | Heartbeat
 )
 
 
@@ -137,6 +150,8 @@ class Envelope(msgspec.Struct, forbid_unknown_fields=True):
     mono_ns: int
     wall_ns: int
     body: AnyBody
+    #: a new value each time the publisher's process starts: its numbering starts again
+    instance: str = ""
 
 
 _encoder = msgspec.json.Encoder()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+import uuid
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -32,6 +33,7 @@ class Publisher:
                  heartbeat_ms: int = HEARTBEAT_MS) -> None:
         self.name = name
         self.seq = 0
+        self.instance = uuid.uuid4().hex[:12]
         self._socket = context.socket(zmq.PUB)
         self._socket.setsockopt(zmq.LINGER, 1000)
         self._socket.setsockopt(zmq.SNDHWM, 100_000)
@@ -47,7 +49,7 @@ class Publisher:
     def publish(self, topic: str, body: AnyBody) -> Envelope:
         with self._lock:
             self.seq += 1
-            envelope = Envelope(self.name, self.seq, time.monotonic_ns(), time.time_ns(), body)
+            envelope = Envelope(self.name, self.seq, time.monotonic_ns(), time.time_ns(), body, self.instance)
             self._socket.send_multipart(encode(topic, envelope))
         return envelope
 
@@ -64,6 +66,7 @@ class Publisher:
 
 @dataclass
 class PeerState:
+    instance: str = ""
     last_seq: int = 0
     last_seen_ns: int = 0
     gone: bool = False
@@ -144,7 +147,11 @@ class Subscriber:
             return None
         now = time.monotonic_ns()
         self._last_any_ns = now
-        peer = self.peers.setdefault(envelope.publisher, PeerState())
+        peer = self.peers.setdefault(envelope.publisher, PeerState(instance=envelope.instance))
+        if envelope.instance != peer.instance:
+            # The publisher restarted (even if its first messages were lost): its numbering starts again.
+            log.info("bus: %s restarted (instance %s)", envelope.publisher, envelope.instance)
+            peer.instance, peer.last_seq = envelope.instance, 0
         if envelope.seq <= peer.last_seq and envelope.seq != 1:
             self._drop("out_of_sequence", f"{envelope.publisher} #{envelope.seq} after #{peer.last_seq}")
             return None

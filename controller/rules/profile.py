@@ -201,6 +201,8 @@ def parse_profile(text: str, source: str = "<profile>") -> Profile:
     except (ValueError, ZeroDivisionError):
         key = "bonus.stake_fraction_of_minimum"
         raise reader.fail(key, f"{fraction_text!r} is not a fraction like '1/5'") from None
+    if fraction <= 0:
+        raise reader.fail("bonus.stake_fraction_of_minimum", f"{fraction_text!r} is not a positive fraction")
     jackpot = reader.boolean("jackpot.allowed", False)
     timer = reader.boolean("decision_timer.allowed", False)
     profile = Profile(

@@ -84,6 +84,8 @@ class SeatInput:
     #: the first five cards dealt, for the progressive jackpot
     first_five: tuple[Card, ...]
     purchase_price: int = 0
+    #: a card was bought (whatever its price): the bonus is forfeited (seed 002)
+    bought: bool = False
     hand_void: bool = False
 
 
@@ -158,7 +160,8 @@ def settle(
             contested += 1
             # Seed 002: when the dealer does not qualify, only a bonus claimant's cards need turning over.
             value = evaluate(seat.cards) if len(seat.cards) == 5 else None
-            if value is None and (qualifies or seat.bonus or profile.raise_paid_when_not_qualified_from):
+            needed = qualifies or seat.bonus or profile.raise_paid_when_not_qualified_from is not None
+            if value is None and needed:
                 raise ValueError(f"seat {seat.seat}'s five cards are needed to settle it")
             if value is not None:
                 values[seat.seat] = value
@@ -242,7 +245,7 @@ def _bonus(rules: TableRules, seat: SeatInput, value: HandValue, dealer: HandVal
     def lost(reason: str) -> Payout:
         return Payout(seat.seat, Line.BONUS, seat.bonus, Outcome.LOSE, -seat.bonus, reason)
 
-    if seat.purchase_price and profile.purchase_forfeits_bonus:
+    if (seat.bought or seat.purchase_price) and profile.purchase_forfeits_bonus:
         return lost("achat de carte : bonus perdu")
     if not multiple:
         return lost(f"{value.describe_fr()} : pas de bonus")

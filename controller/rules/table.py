@@ -188,6 +188,8 @@ class Table:
         handlers = self._handlers.get(type(op))
         if handlers is None:
             raise ActionRefused(type(op).__name__, "not an operation of the table")
+        if op.t < 0:
+            raise ActionRefused(op.kind, f"time {op.t} ms is negative")
         if self.log and op.t < self.log[-1].t:
             raise ActionRefused(op.kind, f"time {op.t} ms is before the last operation's {self.log[-1].t} ms")
         handlers[0](op)
@@ -203,7 +205,12 @@ class Table:
         """Check ``op``, then append it to the log and update the state."""
         self.verify(op)
         self.log.append(op)
-        self._handlers[type(op)][1](op)
+        try:
+            self._handlers[type(op)][1](op)
+        except Exception:
+            # A handler that fails leaves no half-applied operation in the log.
+            self.log.pop()
+            raise
         return op
 
     # --- named actions, for readable callers --------------------------------
@@ -414,7 +421,7 @@ class Table:
             self._check_side_bet(seat, Box.BONUS)
             return
         collecting = op.amount == 0 and (
-            (op.box is Box.BONUS and seat.purchase_price > 0)
+            (op.box is Box.BONUS and seat.discard is not None)
             or (seat.decision is Decision.FOLD and op.box in (Box.ANTE, Box.BONUS, Box.JACKPOT))
         )
         if not collecting:
@@ -636,9 +643,11 @@ class Table:
         seat.raise_amount = op.amount
         required = seat.fixed[Box.ANTE] * self.rules.profile.raise_multiple
         if op.amount != required:
+            settled = "settled at the rule's amount, the excess returned" if op.amount > required else \
+                "settled on the amount placed"
             self._flag(FlagKind.RAISE_NOT_TWICE_ANTE, Severity.CRITICAL, op.seat,
                        f"raise of {op.amount} cents; the rule is exactly {self.rules.profile.raise_multiple} "
-                       f"times the ante, {required} cents")
+                       f"times the ante, {required} cents; {settled}")
 
     def _verify_buy_card(self, op: BuyCard) -> None:
         self._require_phase(op, Phase.DECISIONS)
@@ -648,6 +657,7 @@ class Table:
                             f"seat {op.seat} has not raised: a card is bought together with the raise")
         self._refuse_unless(seat.discard is None, op, f"seat {op.seat} has already bought a card")
         self._refuse_unless(0 <= op.discard < HAND_SIZE, op, f"card {op.discard + 1} is not one of the five")
+        self._refuse_unless(op.price > 0, op, f"a purchase price of {op.price} cents")
 
     def _buy_card(self, op: BuyCard) -> None:
         seat = self.seats[op.seat]
@@ -690,6 +700,7 @@ class Table:
                             f"{(op.t - started) / 1000:.1f} s of the {profile.decision_seconds} s have passed")
         self._refuse_unless(None not in seat.hand.cards, op,
                             f"seat {op.seat}'s cards are not all identified: cannot tell a pair")
+        self._require_distinct(op, seat.hand.cards, op.seat)
 
     def _decision_timeout(self, op: DecisionTimeout) -> None:
         seat = self.seats[op.seat]
@@ -721,7 +732,7 @@ class Table:
     def _show_dealer_hand(self, op: ShowDealerHand) -> None:
         for number in self.players_in_play():
             seat = self.seats[number]
-            if seat.purchase_price and self.rules.profile.purchase_forfeits_bonus and seat.bets.get(Box.BONUS, 0):
+            if seat.discard is not None and self.rules.profile.purchase_forfeits_bonus and seat.bets.get(Box.BONUS, 0):
                 # Seed 002: « la mise est aussitôt récupérée par le croupier ».
                 self._flag(FlagKind.BONUS_KEPT_AFTER_PURCHASE, Severity.CRITICAL, number,
                            f"seat {number} bought a card but its bonus stake is still on the felt")
@@ -738,39 +749,53 @@ class Table:
             inputs.append(SeatInput(
                 seat=number,
                 ante=seat.fixed.get(Box.ANTE, 0),
-                raise_amount=seat.raise_amount if seat.decision is Decision.RAISE else 0,
+                # A raise above the rule's amount is settled at the rule's amount; the excess goes back.
+                raise_amount=min(seat.raise_amount, seat.fixed.get(Box.ANTE, 0) * self.rules.profile.raise_multiple)
+                if seat.decision is Decision.RAISE else 0,
                 folded=seat.decision is Decision.FOLD,
                 bonus=seat.fixed.get(Box.BONUS, 0),
                 jackpot=seat.fixed.get(Box.JACKPOT, 0),
                 cards=tuple(card for card in seat.hand.cards if card is not None),
                 first_five=tuple(card for card in seat.first_five if card is not None),
                 purchase_price=seat.purchase_price,
+                bought=seat.discard is not None,
                 hand_void=seat.hand_void,
             ))
         return inputs
 
     def _verify_settle(self, op: Settle) -> None:
+        self._refuse_unless(op.jackpot_meter >= 0, op, "a negative jackpot meter")
         if self.coup.void:
             self._require_phase(op, Phase.DEALING, Phase.DECISIONS, Phase.SHOWDOWN)
             return
         self._require_phase(op, Phase.SHOWDOWN)
-        self._refuse_unless(op.jackpot_meter >= 0, op, "a negative jackpot meter")
         raised = [self.seats[n] for n in self.players_in_play()
                   if self.seats[n].decision is Decision.RAISE and not self.seats[n].hand_void]
         if not raised:
             return
         dealer = self.coup.dealer.cards
         self._refuse_unless(None not in dealer, op, "the dealer's cards are not all identified")
+        self._require_distinct(op, dealer, DEALER)
         qualifies = evaluate([card for card in dealer if card is not None]) >= ACE_KING
         profile = self.rules.profile
         for seat in raised:
             # Seed 002: when the dealer does not qualify, only the hands that claim something are turned over.
-            if qualifies or seat.fixed.get(Box.BONUS) or profile.raise_paid_when_not_qualified_from:
+            if qualifies or seat.fixed.get(Box.BONUS) or profile.raise_paid_when_not_qualified_from is not None:
                 self._refuse_unless(None not in seat.hand.cards, op,
                                     f"seat {seat.number}'s cards are not all identified")
+                self._require_distinct(op, seat.hand.cards, seat.number)
             if seat.fixed.get(Box.JACKPOT):
                 self._refuse_unless(None not in seat.first_five, op,
                                     f"seat {seat.number}'s first five cards are not all identified")
+                self._require_distinct(op, seat.first_five, seat.number)
+
+    def _require_distinct(self, op: Operation, cards: list[Card | None], position: int) -> None:
+        """A hand holding the same card twice cannot be ranked: the coup must be voided or the card corrected."""
+        known = [card for card in cards if card is not None]
+        doubled = sorted({str(card) for card in known if known.count(card) > 1})
+        if doubled:
+            raise ActionRefused(op.kind, f"{who(position)} holds {' '.join(doubled)} twice (a foreign card): "
+                                         "correct the card or declare the coup void")
 
     def _settle(self, op: Settle) -> None:
         dealer = self.coup.dealer.cards
@@ -812,6 +837,7 @@ class Table:
     def _verify_declare_void(self, op: DeclareVoid) -> None:
         self._require_phase(op, Phase.DEALING, Phase.DECISIONS, Phase.SHOWDOWN)
         self._refuse_unless(not self.coup.void, op, "the coup is already void")
+        self._refuse_unless("\n" not in op.reason and "\r" not in op.reason, op, "the reason must be one line")
 
     def _declare_void(self, op: DeclareVoid) -> None:
         self.coup.void = True
@@ -823,7 +849,11 @@ class Table:
         self._refuse_unless(not due, op, f"seats {', '.join(map(str, due))} are still to be paid")
 
     def _end_coup(self, op: EndCoup) -> None:
-        self.seats = {number: SeatState(number, occupied=seat.occupied) for number, seat in self.seats.items()}
+        # Chips still in an ante box (left after a push, or already put down for the next coup) stay there;
+        # a side bet is for the coming hand only (seed 004: « pour la main à venir »).
+        self.seats = {number: SeatState(number, occupied=seat.occupied,
+                                        bets={Box.ANTE: seat.bets[Box.ANTE]} if seat.bets.get(Box.ANTE) else {})
+                      for number, seat in self.seats.items()}
         self.coup = CoupState(number=self.coup.number + 1, start_index=len(self.log))
         self.phase = Phase.BETTING
 

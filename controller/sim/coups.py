@@ -82,5 +82,10 @@ def play_coup(table: Table, rng: random.Random, t: int, jackpot_meter: int = 1_0
     table.settle(tick(), jackpot_meter)
     for seat in table.payments_due():
         table.payment_done(tick(), seat)
+    # The dealer collects the losing chips and the players pick up the rest: the boxes are empty.
+    for seat in players:
+        for box, amount in table.seats[seat].bets.items():
+            if amount:
+                table.place_bet(tick(), seat, box, 0)
     table.end_coup(tick())
     return t

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs everything the project needs on a fresh Debian machine: the Debian packages it uses
+# (when missing), a virtual environment in .venv, and the project with its dev tools.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+debian_packages=()
+command -v chromium >/dev/null 2>&1 || debian_packages+=(chromium)   # the browser tests
+if ((${#debian_packages[@]})); then
+    sudo=""
+    [ "$(id -u)" = 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${debian_packages[@]}" >/dev/null
+fi
+
+[ -x .venv/bin/python ] || python3 -m venv .venv
+.venv/bin/pip install -q --disable-pip-version-check -e '.[dev]'
