@@ -177,6 +177,25 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_web(args: argparse.Namespace) -> int:
+    from .web.commands import serve
+
+    _setup_logging()
+    return int(serve(args.config, host=args.host, port=args.port) or 0)
+
+
+def cmd_web_user(args: argparse.Namespace) -> int:
+    from .web.commands import create_user
+
+    return int(create_user(args.config, args.username, args.role, review_db=args.review_db) or 0)
+
+
+def cmd_verify_report(args: argparse.Namespace) -> int:
+    from .web.commands import verify_report_command
+
+    return int(verify_report_command(args.file, args.key) or 0)
+
+
 def cmd_verify_log(args: argparse.Namespace) -> int:
     from .store import verify_log
 
@@ -232,6 +251,24 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--config", required=True)
     run.add_argument("--health-every", type=float, default=30.0, help="seconds between health lines in the log")
     run.set_defaults(func=cmd_run)
+
+    web = commands.add_parser("web", help="the croupier display (/display) and the surveillance review (/review)")
+    web.add_argument("--config", required=True)
+    web.add_argument("--host")
+    web.add_argument("--port", type=int)
+    web.set_defaults(func=cmd_web)
+
+    web_user = commands.add_parser("web-user", help="create a review user (asks for the password twice)")
+    web_user.add_argument("--config", required=True)
+    web_user.add_argument("username")
+    web_user.add_argument("role", choices=["surveillance", "supervisor", "admin"])
+    web_user.add_argument("--review-db")
+    web_user.set_defaults(func=cmd_web_user)
+
+    report = commands.add_parser("verify-report", help="check a signed coup report (signature and hash chain)")
+    report.add_argument("file")
+    report.add_argument("--key", required=True, help="the table's public key (table-signing.pub)")
+    report.set_defaults(func=cmd_verify_report)
 
     verify = commands.add_parser("verify-log", help="check the event store's hash chain; name any broken record")
     verify.add_argument("file")

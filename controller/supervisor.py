@@ -45,6 +45,7 @@ def table_processes(config: Path, with_sensors: bool) -> list[Child]:
                 Child("engine", [*python, "engine", "--config", str(config)])]
     if with_sensors:
         children.append(Child("sensors", [*python, "sensors", "--config", str(config)]))
+    children.append(Child("web", [*python, "web", "--config", str(config)]))
     return children
 
 

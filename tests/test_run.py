@@ -31,12 +31,33 @@ snapshot = "ipc://run/snap.sock"
 
 [store]
 path = "var/events.sqlite"
+
+[web]
+port = {port}
 """
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def _children(pid: int) -> list[int]:
     out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout
     return [int(p) for p in out.split()]
+
+
+def _get(url: str) -> int | None:
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return response.status
+    except OSError:
+        return None
 
 
 def _snapshot(context, endpoint):
@@ -48,7 +69,8 @@ def _snapshot(context, endpoint):
 
 def test_run_supervises_and_restarts_a_dead_engine(tmp_path):
     config = tmp_path / "table.toml"
-    config.write_text(CONFIG)
+    port = _free_port()
+    config.write_text(CONFIG.format(port=port))
     run = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--config", str(config),
                             "--health-every", "1"], cwd=ROOT, stderr=subprocess.PIPE, text=True)
     context = zmq.Context()
@@ -56,11 +78,12 @@ def test_run_supervises_and_restarts_a_dead_engine(tmp_path):
     try:
         assert wait_until(lambda: _snapshot(context, endpoint) is not None, timeout=30)
         children = _children(run.pid)
-        assert len(children) == 2  # proxy and engine (no GPIO, no shoe configured)
+        assert len(children) == 3  # proxy, engine and web (no GPIO, no shoe configured)
         engine_pid = children[1]
         os.kill(engine_pid, signal.SIGKILL)
-        assert wait_until(lambda: engine_pid not in _children(run.pid) and len(_children(run.pid)) == 2,
+        assert wait_until(lambda: engine_pid not in _children(run.pid) and len(_children(run.pid)) == 3,
                           timeout=20)
+        assert wait_until(lambda: _get(f"http://127.0.0.1:{port}/display") == 200, timeout=30)
         assert wait_until(lambda: _snapshot(context, endpoint) is not None, timeout=30)
         time.sleep(1.2)  # one health line
     finally:
@@ -74,7 +97,7 @@ def test_run_supervises_and_restarts_a_dead_engine(tmp_path):
 
 def test_a_config_typo_stops_run_with_key_and_line(tmp_path):
     config = tmp_path / "table.toml"
-    config.write_text(CONFIG.replace("maximum_cents", "maximum_cent"))
+    config.write_text(CONFIG.format(port=8080).replace("maximum_cents", "maximum_cent"))
     result = subprocess.run([sys.executable, "-m", "controller.cli", "run", "--config", str(config)], cwd=ROOT,
                             capture_output=True, text=True, timeout=30)
     assert result.returncode == 2

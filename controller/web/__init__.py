@@ -1,0 +1,1 @@
+"""The web pages: the croupier's display (/display) and the surveillance review (/review), one server."""

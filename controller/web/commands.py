@@ -1,0 +1,59 @@
+"""Entry points for the command line (wired in ``controller/cli.py``)."""
+
+from __future__ import annotations
+
+import getpass
+import sys
+from pathlib import Path
+from typing import Any
+
+from controller.config import load_config
+
+from .app import create_app, default_review_db_path
+from .report import verify_report
+from .reviewdb import ROLES, ReviewDB
+
+
+def serve(config_path: str | Path, host: str | None = None, port: int | None = None) -> int:
+    """``stud-table web --config FILE``: the display and the review on the table's web host and port."""
+    import uvicorn
+
+    config = load_config(config_path)
+    app = create_app(config)
+    uvicorn.run(app, host=host or config.web_host, port=port or config.web_port, log_level="info",
+                timeout_graceful_shutdown=2)
+    return 0
+
+
+def create_user(config_path: str | Path, username: str, role: str, password: str | None = None,
+                review_db: str | Path | None = None, hasher: Any = None) -> int:
+    """``stud-table web-user --config FILE USERNAME ROLE``: the password is asked twice unless given."""
+    if role not in ROLES:
+        print(f"role must be one of: {', '.join(ROLES)}", file=sys.stderr)
+        return 2
+    if password is None:
+        password = getpass.getpass(f"password for {username}: ")
+        if getpass.getpass("again: ") != password:
+            print("the two passwords differ", file=sys.stderr)
+            return 2
+    path = Path(review_db) if review_db else default_review_db_path(load_config(config_path))
+    db = ReviewDB(path, hasher=hasher)
+    try:
+        db.create_user(username, role, password)
+    except ValueError as error:
+        print(str(error), file=sys.stderr)
+        return 2
+    except Exception as error:  # noqa: BLE001 - sqlite3.IntegrityError: the user exists
+        print(f"cannot create {username}: {error}", file=sys.stderr)
+        return 1
+    finally:
+        db.close()
+    print(f"user {username} ({role}) created in {path}")
+    return 0
+
+
+def verify_report_command(report_path: str | Path, public_key_path: str | Path) -> int:
+    """``stud-table verify-report FILE --key PUBLIC.pem``: exit 0 when valid, 1 otherwise."""
+    ok, message = verify_report(report_path, public_key_path)
+    print(message)
+    return 0 if ok else 1

@@ -1,0 +1,177 @@
+"""The review's own database: users, sessions, flag acknowledgements and the audit log.
+
+Acknowledgements and the audit log are append-only (triggers refuse UPDATE and DELETE, as in the
+event store): who did what and when is kept for good. Passwords are hashed with Argon2id.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+
+#: Each role can do what the roles before it can.
+ROLES = ("surveillance", "supervisor", "admin")
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS users (
+    username TEXT PRIMARY KEY,
+    role TEXT NOT NULL CHECK (role IN ('surveillance', 'supervisor', 'admin')),
+    password_hash TEXT NOT NULL,
+    created_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sessions (
+    token_hash TEXT PRIMARY KEY,
+    username TEXT NOT NULL REFERENCES users(username),
+    created_at REAL NOT NULL,
+    expires_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS acknowledgements (
+    id INTEGER PRIMARY KEY,
+    flag_event INTEGER NOT NULL,
+    flag_ordinal INTEGER NOT NULL,
+    coup INTEGER NOT NULL,
+    username TEXT NOT NULL,
+    at REAL NOT NULL,
+    note TEXT NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS acknowledgements_no_update BEFORE UPDATE ON acknowledgements
+BEGIN SELECT RAISE(ABORT, 'acknowledgements are append-only'); END;
+CREATE TRIGGER IF NOT EXISTS acknowledgements_no_delete BEFORE DELETE ON acknowledgements
+BEGIN SELECT RAISE(ABORT, 'acknowledgements are append-only'); END;
+CREATE TABLE IF NOT EXISTS audit (
+    id INTEGER PRIMARY KEY,
+    at REAL NOT NULL,
+    username TEXT,
+    action TEXT NOT NULL,
+    detail TEXT NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS audit_no_update BEFORE UPDATE ON audit
+BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS audit_no_delete BEFORE DELETE ON audit
+BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+"""
+
+
+@dataclass(frozen=True)
+class User:
+    username: str
+    role: str
+
+    def can(self, role: str) -> bool:
+        return ROLES.index(self.role) >= ROLES.index(role)
+
+
+class ReviewDB:
+    def __init__(self, path: str | Path, session_ttl_s: float = 30 * 60, session_max_s: float = 12 * 3600,
+                 hasher: PasswordHasher | None = None) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if not self.path.exists():
+            self.path.touch(mode=0o600)  # password hashes: readable by the service's user only
+        self.session_ttl_s = session_ttl_s
+        self.session_max_s = session_max_s
+        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.executescript(SCHEMA)
+        self._lock = threading.Lock()
+        self._hasher = hasher or PasswordHasher()  # Argon2id, RFC 9106's low-memory parameters
+        self._dummy: str | None = None
+
+    # --- users ------------------------------------------------------------------
+
+    def create_user(self, username: str, role: str, password: str) -> None:
+        if role not in ROLES:
+            raise ValueError(f"role {role!r} is not one of {', '.join(ROLES)}")
+        if not username or len(password) < 8:
+            raise ValueError("a user needs a name and a password of 8 characters or more")
+        with self._lock:
+            self._db.execute("INSERT INTO users VALUES (?, ?, ?, ?)",
+                             (username, role, self._hasher.hash(password), time.time()))
+        self.audit(None, "user_created", f"{username} ({role})")
+
+    def users(self) -> list[User]:
+        return [User(*row) for row in self._db.execute("SELECT username, role FROM users ORDER BY username")]
+
+    def authenticate(self, username: str, password: str) -> User | None:
+        row = self._db.execute("SELECT role, password_hash FROM users WHERE username = ?", (username,)).fetchone()
+        try:
+            # Without the user, still spend the hashing time: no timing oracle on user names.
+            if row is None and self._dummy is None:
+                self._dummy = self._hasher.hash(secrets.token_hex(8))
+            self._hasher.verify(row[1] if row else self._dummy, password)
+        except (VerifyMismatchError, VerificationError, InvalidHashError):
+            return None
+        return User(username, row[0]) if row else None
+
+    # --- sessions ------------------------------------------------------------------
+
+    @staticmethod
+    def _hash_token(token: str) -> str:
+        return hashlib.sha256(token.encode()).hexdigest()
+
+    def open_session(self, user: User) -> str:
+        token = secrets.token_urlsafe(32)
+        now = time.time()
+        with self._lock:
+            self._db.execute("INSERT INTO sessions VALUES (?, ?, ?, ?)",
+                             (self._hash_token(token), user.username, now, now + self.session_ttl_s))
+        return token
+
+    def session_user(self, token: str | None) -> User | None:
+        """The user of a live session (and its expiry pushed back); None when unknown or expired."""
+        if not token:
+            return None
+        now = time.time()
+        key = self._hash_token(token)
+        row = self._db.execute("SELECT s.username, u.role, s.created_at, s.expires_at FROM sessions s "
+                               "JOIN users u ON u.username = s.username WHERE s.token_hash = ?", (key,)).fetchone()
+        if row is None or row[3] < now or row[2] + self.session_max_s < now:
+            return None
+        with self._lock:
+            self._db.execute("UPDATE sessions SET expires_at = ? WHERE token_hash = ?",
+                             (min(now + self.session_ttl_s, row[2] + self.session_max_s), key))
+        return User(row[0], row[1])
+
+    def close_session(self, token: str | None) -> None:
+        if token:
+            with self._lock:
+                self._db.execute("UPDATE sessions SET expires_at = 0 WHERE token_hash = ?", (self._hash_token(token),))
+
+    # --- acknowledgements and audit ---------------------------------------------------
+
+    def acknowledge(self, user: User, flag_event: int, flag_ordinal: int, coup: int, note: str) -> int:
+        with self._lock:
+            cursor = self._db.execute(
+                "INSERT INTO acknowledgements (flag_event, flag_ordinal, coup, username, at, note) "
+                "VALUES (?, ?, ?, ?, ?, ?)", (flag_event, flag_ordinal, coup, user.username, time.time(), note))
+        return int(cursor.lastrowid or 0)
+
+    def acknowledgements(self, coup: int | None = None) -> list[dict[str, Any]]:
+        query = "SELECT id, flag_event, flag_ordinal, coup, username, at, note FROM acknowledgements"
+        rows = self._db.execute(query + (" WHERE coup = ? ORDER BY id" if coup is not None else " ORDER BY id"),
+                                (coup,) if coup is not None else ()).fetchall()
+        keys = ("id", "flag_event", "flag_ordinal", "coup", "username", "at", "note")
+        return [dict(zip(keys, row, strict=True)) for row in rows]
+
+    def audit(self, username: str | None, action: str, detail: str = "") -> None:
+        with self._lock:
+            self._db.execute("INSERT INTO audit (at, username, action, detail) VALUES (?, ?, ?, ?)",
+                             (time.time(), username, action, detail))
+
+    def audit_log(self, limit: int = 500) -> list[dict[str, Any]]:
+        rows = self._db.execute("SELECT id, at, username, action, detail FROM audit ORDER BY id DESC LIMIT ?",
+                                (limit,)).fetchall()
+        return [dict(zip(("id", "at", "username", "action", "detail"), row, strict=True)) for row in rows]
+
+    def close(self) -> None:
+        self._db.close()

@@ -1,0 +1,199 @@
+"""The web server's API and pages through Starlette's TestClient: the live state, login and roles,
+the review's coups, acknowledgements, the audit log and signed reports."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from starlette.testclient import TestClient
+from webutil import PASSWORD, fast_hasher, faulty_coups, recorded_store, table_config
+
+from controller.store import EventStore
+from controller.web.app import create_app
+from controller.web.commands import create_user, verify_report_command
+from controller.web.live import LiveTable
+from controller.web.report import verify_report
+from controller.web.reviewdb import ReviewDB
+
+PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+                    "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082")
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("table")
+    config = table_config(folder)
+    state = recorded_store(config, faulty_coups(config))
+    store = EventStore(config.store_path, config.evidence_dir)
+    (event_id,) = store._db.execute("SELECT event_id FROM flags WHERE kind = 'card_exposed'").fetchone()
+    store.add_evidence(PNG, "image/png", event_id)
+    store.close()
+    return config, state
+
+
+@pytest.fixture
+def client(table, tmp_path):
+    config, state = table
+    app = create_app(config, follower_factory=None, review_db_path=tmp_path / "review.sqlite",
+                     key_path=tmp_path / "table.key", password_hasher=fast_hasher())
+    reviews: ReviewDB = app.state.reviews
+    for name, role in (("sam", "surveillance"), ("sue", "supervisor"), ("ada", "admin")):
+        reviews.create_user(name, role, PASSWORD)
+    app.state.live.set_state(state)
+    with TestClient(app) as client:
+        yield client
+
+
+def login(client, name: str) -> None:
+    response = client.post("/api/login", json={"username": name, "password": PASSWORD})
+    assert response.status_code == 200, response.text
+
+
+def test_state_hides_the_players_cards_and_the_stream_starts_with_the_state(client, table):
+    view = client.get("/api/state").json()
+    assert view["state"]["coup"] == table[1]["coup"]
+    for seat in view["state"]["seats"].values():
+        assert "cards" not in seat and "card_count" in seat
+    with client.stream("GET", "/api/stream?limit=1") as stream:
+        lines = [line for line in stream.iter_lines() if line]
+    assert lines[0] == "event: state" and json.loads(lines[1].removeprefix("data: "))["version"] == view["version"]
+    page = client.get("/display")
+    assert page.status_code == 200 and '"coup": ' in page.text  # the true state, without waiting for the stream
+
+
+def test_openapi_documents_the_api(client):
+    schema = client.get("/openapi.json").json()
+    assert schema["openapi"].startswith("3.")
+    assert {"/api/state", "/api/stream", "/api/coups", "/api/coups/{number}/report", "/api/audit"} <= set(
+        schema["paths"])
+
+
+def test_login_roles_and_sessions(client):
+    assert client.get("/api/coups").status_code == 401
+    assert client.get("/review", follow_redirects=False).headers["location"] == "/review/login"
+    assert client.post("/api/login", json={"username": "sam", "password": "wrong"}).status_code == 401
+    login(client, "sam")
+    assert client.get("/api/coups").status_code == 200
+    # surveillance may not export nor read the audit log: 403, and no data
+    for path in ("/api/audit", "/api/coups/1/report", "/review/audit"):
+        response = client.get(path)
+        assert response.status_code == 403 and "events" not in response.text
+    client.post("/api/logout")
+    assert client.get("/api/coups").status_code == 401
+
+
+def test_sessions_expire(table, tmp_path):
+    config, _state = table
+    app = create_app(config, follower_factory=None, review_db_path=tmp_path / "r.sqlite", session_ttl_s=-1,
+                     password_hasher=fast_hasher())
+    app.state.reviews.create_user("sam", "surveillance", PASSWORD)
+    with TestClient(app) as client:
+        login(client, "sam")
+        assert client.get("/api/coups").status_code == 401
+
+
+def test_coups_filtered_and_a_flag_acknowledged_for_good(client):
+    login(client, "sue")
+    coups = client.get("/api/coups").json()
+    assert [c["number"] for c in coups] == [1, 2]
+    flagged = client.get("/api/coups", params={"kind": "card_exposed"}).json()
+    assert [c["number"] for c in flagged] == [1] and flagged[0]["flags_pending"] == 1
+    assert client.get("/api/coups", params={"date_from": "2099-01-01"}).json() == []
+    assert [c["number"] for c in client.get("/api/coups", params={"acknowledged": "no"}).json()] == [1]
+    coup = client.get("/api/coups/1").json()
+    flag = next(f for f in coup["flags"] if f["kind"] == "card_exposed")
+    assert coup["events"][0]["id"] == coup["first_event"] and coup["table"]["settlement"] is not None
+    assert coup["camera_count"] > 0
+    ack = client.post(f"/api/coups/1/flags/{flag['event_id']}/{flag['ordinal']}/ack", json={"note": "vu, rien"})
+    assert ack.status_code == 201
+    assert [c["number"] for c in client.get("/api/coups", params={"acknowledged": "yes"}).json()] == [1]
+    audit = client.get("/api/audit").json()
+    assert any(a["action"] == "acknowledge_flag" and a["username"] == "sue" and "vu, rien" in a["detail"]
+               for a in audit)
+    reviews: ReviewDB = client.app.state.reviews
+    with pytest.raises(Exception, match="append-only"):
+        reviews._db.execute("DELETE FROM acknowledgements")
+    with pytest.raises(Exception, match="append-only"):
+        reviews._db.execute("UPDATE audit SET detail = ''")
+    page = client.get("/review/coups/1")
+    assert "Carte exposée" in page.text and "vu, rien" in page.text
+
+
+def test_a_signed_report_verifies_and_an_altered_one_does_not(client, tmp_path, capsys):
+    login(client, "sue")
+    response = client.get("/api/coups/1/report")
+    assert response.status_code == 200
+    report_file = tmp_path / "report.json"
+    report_file.write_bytes(response.content)
+    public = client.app.state.key_path.with_suffix(".pub")
+    ok, message = verify_report(report_file, public)
+    assert ok, message
+    assert verify_report_command(report_file, public) == 0
+    document = json.loads(response.content)
+    assert document["report"]["flags"][0]["kind"] == "card_exposed"
+    document["report"]["events"][3]["body"] += " "
+    report_file.write_text(json.dumps(document))
+    ok, message = verify_report(report_file, public)
+    assert not ok and "signature" in message
+    assert verify_report_command(report_file, public) == 1
+
+
+def test_create_user_command(table, tmp_path):
+    config, _ = table
+    db = tmp_path / "users.sqlite"
+    assert create_user(config.source, "tom", "supervisor", PASSWORD, review_db=db, hasher=fast_hasher()) == 0
+    assert create_user(config.source, "tom", "supervisor", PASSWORD, review_db=db, hasher=fast_hasher()) == 1
+    assert create_user(config.source, "bob", "boss", PASSWORD, review_db=db, hasher=fast_hasher()) == 2
+    assert ReviewDB(db, hasher=fast_hasher()).authenticate("tom", PASSWORD).role == "supervisor"
+
+
+def test_evidence_is_listed_with_its_flag_and_served_to_reviewers_only(client):
+    login(client, "sam")
+    coup = client.get("/api/coups/1").json()
+    flag = next(f for f in coup["flags"] if f["kind"] == "card_exposed")
+    (evidence,) = flag["evidence"]
+    image = client.get(f"/review/evidence/{evidence['sha256']}")
+    assert image.status_code == 200 and image.content == PNG and image.headers["content-type"] == "image/png"
+    assert client.get("/review/evidence/..%2F..%2Fetc%2Fpasswd").status_code == 404
+    client.post("/api/logout")
+    assert client.get(f"/review/evidence/{evidence['sha256']}", follow_redirects=False).status_code == 303
+
+
+class FakeFollower:
+    def __init__(self, states):
+        self.states = list(states)
+        self.state = self.states.pop(0)
+
+    def poll(self, timeout_ms):
+        if not self.states:
+            time.sleep(timeout_ms / 1000)
+            return None
+        self.state = self.states.pop(0)
+        return object()
+
+    def close(self):
+        pass
+
+
+def test_the_live_table_retries_until_the_engine_answers_then_follows_it():
+    attempts = []
+
+    def factory():
+        attempts.append(1)
+        if len(attempts) < 3:
+            raise TimeoutError("no snapshot")
+        return FakeFollower([{"coup": 1, "seats": {}}, {"coup": 2, "seats": {"1": {"cards": ["As"]}}}])
+
+    live = LiveTable(factory, retry_s=0.01)
+    live.start()
+    try:
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and (live.state or {}).get("coup") != 2:
+            time.sleep(0.01)
+        view = live.view()
+        assert view["connected"] and view["state"]["coup"] == 2 and len(attempts) == 3
+        assert view["state"]["seats"]["1"] == {"card_count": 1}
+    finally:
+        live.stop()
