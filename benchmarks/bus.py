@@ -100,6 +100,20 @@ def bare_bus(folder: Path, count: int) -> dict[str, float]:
             "messages_per_s": round(received / elapsed)}
 
 
+def commit_cost(folder: Path, count: int = 200) -> dict[str, float]:
+    """The floor under the engine's latency: one durable commit (WAL, synchronous=FULL) of one event."""
+    from controller.store import EventStore, NewEvent
+
+    store = EventStore(folder / "commit.sqlite")
+    times = []
+    for seq in range(1, count + 1):
+        started = time.perf_counter()
+        store.append([NewEvent("sensor.button", "bench", seq, seq, seq, '{"type":"heartbeat","interval_ms":1}')])
+        times.append((time.perf_counter() - started) * 1000)
+    store.close()
+    return {"commits": count, "p50_ms": round(percentile(times, 0.5), 3), "p99_ms": round(percentile(times, 0.99), 3)}
+
+
 def coup_events(count: int, seed: int) -> list[tuple[str, object]]:
     profile = load_profile("fr-2007")
     rules = TableRules(profile, 1000, 50000, 7, bonus=True, card_purchase=True)
@@ -205,12 +219,15 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-bus-") as folder:
         bare = bare_bus(Path(folder), args.bare)
+        commit = commit_cost(Path(folder))
         engine = engine_latency(Path(folder), args.rate, args.seconds, args.seed)
-    result = {"load_average": os.getloadavg(), "cpus": os.cpu_count(), "bare_bus": bare, "engine": engine}
+    result = {"load_average": os.getloadavg(), "cpus": os.cpu_count(), "bare_bus": bare, "durable_commit": commit,
+              "engine": engine}
     if args.json:
         print(json.dumps(result, indent=2))
         return
     print(f"bare bus (baseline): {bare['messages_per_s']:,} messages/s ({bare['received']:,} of {bare['messages']:,})")
+    print(f"one durable commit (the latency floor): p50 {commit['p50_ms']} ms, p99 {commit['p99_ms']} ms")
     lat = engine["latency_ms"]
     print(f"engine at {engine['target_rate']:,} events/s offered (sent {engine['send_rate']:,}/s): "
           f"answered {engine['events_answered']:,}/{engine['events']:,} at {engine['engine_rate']:,}/s; "
