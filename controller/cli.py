@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import sys
-from collections import Counter
 from pathlib import Path
 
 from .profiles import load_profile, profile_names
 from .rules.errors import RulesError
-from .rules.history import format_money, parse_history
-from .rules.profile import TableRules
+from .rules.history import parse_history
 from .rules.summary import table_summary
 from .rules.table import Table
 from .rules.tomlread import TomlError
@@ -72,28 +69,11 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from .sim.coups import new_table, play_coup
+    from .sim.demo import run_demo
 
-    rng = random.Random(args.seed)
-    profile = load_profile(args.profile)
-    rules = TableRules(profile, 1000, 50000, profile.marked_seats_max, bonus=profile.bonus,
-                       jackpot=profile.jackpot, card_purchase=profile.card_purchase)
-    table = new_table(rules, rng)
-    t = 0
-    flags: Counter[str] = Counter()
-    paid = 0
-    for coup in range(1, args.coups + 1):
-        t = play_coup(table, rng, t)
-        settlement = table.settlements[-1]
-        paid += sum(p.net for p in settlement.payouts if p.net > 0)
-        dealer = settlement.dealer_value.describe_fr() if settlement.dealer_value else "-"
-        announced = " · ".join(settlement.labels(profile.language)) or "jeu"
-        print(f"coup {coup}: croupier {dealer} · {announced} · banque {format_money(settlement.house_net)} €")
-        for payout in settlement.payouts:
-            print(f"   place {payout.seat} {payout.line.value:8} {format_money(payout.net):>10} € {payout.reason}")
-    flags.update(flag.kind.value for flag in table.flags)
-    print(f"{args.coups} coups played, {sum(flags.values())} flags {dict(flags)}, paid {format_money(paid)} €")
-    return 0
+    pace = args.pace if args.pace is not None else (0.0 if args.headless else 0.3)
+    folder = Path(args.folder) if args.folder else None
+    return run_demo(args.coups, args.seed, args.profile, args.headless, pace, folder)
 
 
 def _setup_logging(level: str = "INFO") -> None:
@@ -274,11 +254,13 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("file")
     verify.set_defaults(func=cmd_verify_log)
 
-    demo = commands.add_parser("demo", help="play coups on a virtual table")
-    demo.add_argument("--coups", type=int, default=10)
+    demo = commands.add_parser("demo", help="the table stack on a virtual table: plays coups until stopped")
+    demo.add_argument("--coups", type=int, help="play this many coups, then stop (default: until Ctrl-C)")
+    demo.add_argument("--pace", type=float, help="seconds between two events (default 0.3; 0 with --headless)")
+    demo.add_argument("--folder", help="where to keep the configuration, store and log (default: a new temp folder)")
     demo.add_argument("--seed", type=int, default=1)
     demo.add_argument("--profile", default="fr-2007", choices=profile_names())
-    demo.add_argument("--headless", action="store_true")
+    demo.add_argument("--headless", action="store_true", help="open no browser")
     demo.set_defaults(func=cmd_demo)
     return parser
 
