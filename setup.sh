@@ -14,4 +14,11 @@ if ((${#debian_packages[@]})); then
 fi
 
 [ -x .venv/bin/python ] || python3 -m venv .venv
+# torch first, at releases this kind of machine keeps on its disk (an unpinned torch would download a CUDA build).
+case "$(uname -m)" in
+    x86_64) torch_pins=(torch==2.14.1 torchvision==0.29.1) ;;
+    aarch64) torch_pins=(torch==2.9.1 torchvision==0.24.1) ;;
+    *) torch_pins=(torch torchvision) ;;
+esac
+.venv/bin/pip install -q --disable-pip-version-check "${torch_pins[@]}"
 .venv/bin/pip install -q --disable-pip-version-check -e '.[dev]'

@@ -176,6 +176,19 @@ def cmd_verify_report(args: argparse.Namespace) -> int:
     return int(verify_report_command(args.file, args.key) or 0)
 
 
+def cmd_eval_vision(args: argparse.Namespace) -> int:
+    from vision.evaluate import main as evaluate_main
+
+    argv = ["--manifest", args.manifest]
+    if args.exclude:
+        argv += ["--exclude", args.exclude]
+    if args.both:
+        argv.append("--both")
+    if args.json:
+        argv.append("--json")
+    return int(evaluate_main(argv) or 0)
+
+
 def cmd_verify_log(args: argparse.Namespace) -> int:
     from .store import verify_log
 
@@ -249,6 +262,13 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("file")
     report.add_argument("--key", required=True, help="the table's public key (table-signing.pub)")
     report.set_defaults(func=cmd_verify_report)
+
+    eval_vision = commands.add_parser("eval-vision", help="score the camera's reader on a manifest of real photos")
+    eval_vision.add_argument("--manifest", required=True, help="manifest.csv (image,label,x1,y1,x2,y2)")
+    eval_vision.add_argument("--exclude", help="CSV of images to leave out (val_overlap.csv: its val_image column)")
+    eval_vision.add_argument("--both", action="store_true", help="all images, and without --exclude, in one pass")
+    eval_vision.add_argument("--json", action="store_true")
+    eval_vision.set_defaults(func=cmd_eval_vision)
 
     verify = commands.add_parser("verify-log", help="check the event store's hash chain; name any broken record")
     verify.add_argument("file")

@@ -152,6 +152,10 @@ def train_identifier(args: argparse.Namespace) -> None:
     vxa = np.stack([_augment(vrng, c, False) for c in vx]) if len(vx) else np.zeros((0, CROP, CROP, 3), np.uint8)
 
     model = IdentifierNet()
+    if getattr(args, "init", None):  # fine-tune from a saved identifier (a second, shorter cosine cycle)
+        ck = torch.load(args.init, map_location="cpu", weights_only=False)
+        model.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in ck["state_dict"].items()})
+        print(f"initialised from {args.init} ({ck.get('meta')})", flush=True)
     tk_all, ts_all = targets(ty)
     opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=5e-4)
     # real crops are sampled twice as often as synthetic ones
@@ -160,12 +164,12 @@ def train_identifier(args: argparse.Namespace) -> None:
     steps_per_epoch = max(1, int(len(tx) / 64))
     MODELS.mkdir(exist_ok=True)
     best = -1.0
-    dst = MODELS / "card_identifier.pt"
+    dst = Path(getattr(args, "out", None) or MODELS / "card_identifier.pt")
     # The learning rate follows a cosine over the wall-time budget (or over the epochs, whichever ends first),
     # so a run cut short by the clock still ends with a low learning rate.
     t_start = time.time()
     budget = args.minutes * 60
-    max_lr, warm = 3e-3, 0.05
+    max_lr, warm = getattr(args, "max_lr", 3e-3), 0.05
     for ep in range(args.epochs):
         model.train()
         tl, tc, tn = 0.0, 0, 0

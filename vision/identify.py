@@ -120,7 +120,14 @@ class Detection:
 class CardReader:
     """Detector + identifier, loaded once. CPU-only."""
 
-    def __init__(self, models: Path = MODELS, conf: float = 0.25, imgsz: int | None = None, tta: bool = True) -> None:
+    def __init__(
+        self,
+        models: Path = MODELS,
+        conf: float = 0.25,
+        imgsz: int | None = None,
+        tta: bool = True,
+        zoom_out: float | None = 0.5,
+    ) -> None:
         import torch
         from ultralytics import YOLO
 
@@ -135,6 +142,7 @@ class CardReader:
         self.idn.eval()
         self.conf = conf
         self.tta = tta
+        self.zoom_out = zoom_out
 
     def identify_crops(self, img: np.ndarray, boxes: list) -> np.ndarray:
         """Class probabilities (len(boxes) x len(classes)) for boxes in an RGB image (rotation TTA: 0/90/180/270)."""
@@ -149,22 +157,61 @@ class CardReader:
             p = sum(card_probs(self.idn(torch.rot90(x, k, (2, 3)))) for k in rots) / len(rots)
         return p.numpy()
 
+    def _predict(self, bgr: np.ndarray):
+        r = self.det.predict(
+            bgr, imgsz=self.imgsz, conf=self.conf, device="cpu", verbose=False, agnostic_nms=True, max_det=100
+        )[0]
+        return r.boxes.xyxy.numpy(), r.boxes.cls.numpy().astype(int), r.boxes.conf.numpy()
+
+    def detect(self, img: np.ndarray) -> tuple[list, list, list]:
+        """Detector boxes, classes, confidences. With ``zoom_out``, the image is also seen shrunk (cards that fill the
+        frame then look like table-sized cards) and both results are merged by class-agnostic NMS."""
+        import torch
+        from torchvision.ops import nms
+
+        b, c, f = self._predict(np.ascontiguousarray(img[..., ::-1]))
+        if self.zoom_out:
+            h, w = img.shape[:2]
+            k = self.zoom_out
+            canvas = np.empty_like(img)
+            canvas[:] = np.median(img.reshape(-1, 3), axis=0).astype(img.dtype)
+            import cv2
+
+            small = cv2.resize(img, (int(w * k), int(h * k)), interpolation=cv2.INTER_AREA)
+            y0, x0 = (h - small.shape[0]) // 2, (w - small.shape[1]) // 2
+            canvas[y0 : y0 + small.shape[0], x0 : x0 + small.shape[1]] = small
+            b2, c2, f2 = self._predict(np.ascontiguousarray(canvas[..., ::-1]))
+            b2 = (b2 - [x0, y0, x0, y0]) / k
+            b, c, f = np.concatenate([b, b2]), np.concatenate([c, c2]), np.concatenate([f, f2])
+            if len(b):
+                keep = nms(torch.from_numpy(b).float(), torch.from_numpy(f).float(), 0.5).numpy()
+                b, c, f = b[keep], c[keep], f[keep]
+        if len(b):
+            h, w = img.shape[:2]
+            b = np.clip(b, 0, [w, h, w, h])
+        if len(b) > 1:  # drop small boxes inside a stronger one (a corner index seen as a card)
+            order = np.argsort(-f)
+            b, c, f = b[order], c[order], f[order]
+            area = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+            keep = []
+            for i in range(len(b)):
+                inside = False
+                for j in keep:
+                    ix = max(0.0, min(b[i, 2], b[j, 2]) - max(b[i, 0], b[j, 0]))
+                    iy = max(0.0, min(b[i, 3], b[j, 3]) - max(b[i, 1], b[j, 1]))
+                    if ix * iy > 0.85 * area[i] and area[i] < 0.4 * area[j]:
+                        inside = True
+                        break
+                if not inside:
+                    keep.append(i)
+            b, c, f = b[keep], c[keep], f[keep]
+        return b.tolist(), c.tolist(), f.tolist()
+
     def read(self, image) -> list[Detection]:
         from PIL import Image
 
         img = np.asarray(Image.open(image).convert("RGB")) if isinstance(image, str | Path) else np.asarray(image)
-        res = self.det.predict(
-            img[..., ::-1],
-            imgsz=self.imgsz,
-            conf=self.conf,
-            device="cpu",
-            verbose=False,
-            agnostic_nms=True,
-            max_det=100,
-        )[0]
-        boxes = res.boxes.xyxy.numpy().tolist()
-        cls = res.boxes.cls.numpy().astype(int).tolist()
-        confs = res.boxes.conf.numpy().tolist()
+        boxes, cls, confs = self.detect(img)
         card_idx = [i for i, c in enumerate(cls) if c in (0, 1)]
         probs = self.identify_crops(img, [boxes[i] for i in card_idx])
         out: list[Detection] = []

@@ -142,6 +142,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--synth-per-class", type=int, default=60)
     p.add_argument("--size", type=int, default=96)
     p.add_argument("--minutes", type=float, default=1e9, help="stop after this wall time (keeps the best so far)")
+    p.add_argument("--init", default=None, help="start from this identifier checkpoint (fine-tune)")
+    p.add_argument("--max-lr", type=float, default=3e-3)
+    p.add_argument("--out", default=None, help="where to write the weights (default models/card_identifier.pt)")
     a = ap.parse_args(argv)
     if a.cmd == "prep-detector":
         prep_detector(a.synth, BUILD / "det")
