@@ -26,9 +26,9 @@ How the exact run stays short:
   the best of folding and raising (about one (P, u) in five). The decisions and
   figures are the same as without the bound (a test checks it).
 
-Running times on two shared cores: about 1 minute for a profile without purchase,
-about 13 minutes for fr-2007 with the purchase (plus a few seconds of tables and,
-on first use, the numba compilation, cached afterwards).
+Running times on two cores: about 30 seconds for a profile without purchase, about
+7 minutes for fr-2007 with the purchase (13 on a busy machine); plus about 10 seconds
+of tables and, on first use, the numba compilation (about a minute, cached after).
 
 Amounts are in antes (ante 1, raise ``raise_multiple``). Every per-``(P, u)``
 figure is an integer in units of 1/(46 x 148,995) of that ``(P, u)``'s probability,
