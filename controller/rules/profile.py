@@ -12,6 +12,7 @@ side bets are open, each checked against the profile's bounds.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -279,8 +280,9 @@ class TableRules:
         if problems:
             raise ValueError("; ".join(problems))
 
-    @property
+    @functools.cached_property
     def bonus_stake_cents(self) -> int:
+        # Computed once per table: it is asked at every « rien ne va plus ».
         return int(self.minimum_cents * self.profile.bonus_stake_fraction_of_minimum)
 
     @property
