@@ -11,6 +11,7 @@ the next step (issue 6).
 from __future__ import annotations
 
 import random
+import signal
 import socket
 import subprocess
 import sys
@@ -88,6 +89,8 @@ def run_demo(coups: int | None, seed: int, profile_name: str, headless: bool, pa
     stack = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--config", str(config)],
                              stdout=log, stderr=subprocess.STDOUT)
     context = zmq.Context()
+    # A SIGTERM (systemd, timeout) stops the demo as Ctrl-C does: the stack is stopped too.
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     try:
         return _play(context, folder, port, rules, coups, seed, headless, pace_s, stack)
     except KeyboardInterrupt:
