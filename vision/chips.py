@@ -1,0 +1,50 @@
+"""The table's chip set: each denomination's colour, as printed on the chip's face, and how to make a stack's value.
+
+The colours are the ones the virtual table paints and the pipeline classifies (nearest colour in Lab space); a real
+casino's set goes in the table configuration in the same form.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ChipKind:
+    cents: int
+    name: str
+    #: the face's main colour, RGB
+    colour: tuple[int, int, int]
+    #: the edge stripes' colour, RGB
+    stripes: tuple[int, int, int]
+
+
+#: The default chip set (euros): 0.50 € is the bonus token of seed 004 (« le jeton 0,5 € »).
+CHIP_SET: tuple[ChipKind, ...] = (
+    ChipKind(50, "0,50 €", (235, 235, 228), (200, 40, 40)),
+    ChipKind(100, "1 €", (40, 90, 200), (240, 240, 240)),
+    ChipKind(500, "5 €", (200, 35, 35), (240, 240, 240)),
+    ChipKind(2500, "25 €", (30, 140, 60), (240, 240, 240)),
+    ChipKind(10000, "100 €", (25, 25, 25), (240, 240, 240)),
+)
+
+
+def chip_kind(cents: int) -> ChipKind:
+    for kind in CHIP_SET:
+        if kind.cents == cents:
+            return kind
+    raise ValueError(f"no chip of {cents} cents in the chip set ({', '.join(k.name for k in CHIP_SET)})")
+
+
+def make_stack(amount_cents: int) -> tuple[int, ...]:
+    """The fewest chips that make an amount, largest at the bottom (as a player stacks them)."""
+    if amount_cents < 0:
+        raise ValueError(f"a stack of {amount_cents} cents")
+    chips: list[int] = []
+    rest = amount_cents
+    for kind in sorted(CHIP_SET, key=lambda k: -k.cents):
+        count, rest = divmod(rest, kind.cents)
+        chips += [kind.cents] * count
+    if rest:
+        raise ValueError(f"{amount_cents} cents cannot be made with the chip set (smallest chip {CHIP_SET[0].name})")
+    return tuple(chips)
