@@ -66,8 +66,10 @@ def test_state_hides_the_players_cards_and_the_stream_starts_with_the_state(clie
 def test_openapi_documents_the_api(client):
     schema = client.get("/openapi.json").json()
     assert schema["openapi"].startswith("3.")
-    assert {"/api/state", "/api/stream", "/api/coups", "/api/coups/{number}/report", "/api/audit"} <= set(
-        schema["paths"])
+    assert {"/api/state", "/api/stream", "/api/coups", "/api/coups/{number}/report", "/api/audit", "/api/users",
+            "/api/users/{username}/disable"} <= set(schema["paths"])
+    assert "table" in {param["name"] for param in schema["paths"]["/api/coups"]["get"]["parameters"]}
+    assert "429" in schema["paths"]["/api/login"]["post"]["responses"]
 
 
 def test_login_roles_and_sessions(client):
@@ -97,7 +99,11 @@ def test_sessions_expire(table, tmp_path):
 def test_coups_filtered_and_a_flag_acknowledged_for_good(client):
     login(client, "sue")
     coups = client.get("/api/coups").json()
-    assert [c["number"] for c in coups] == [1, 2]
+    assert [(c["table_id"], c["number"]) for c in coups] == [("table-test", 1), ("table-test", 2)]
+    assert client.get("/api/coups", params={"table": "table-test", "kind": "card_exposed"}).json()[0]["number"] == 1
+    unknown = client.get("/api/coups", params={"table": "table-9"})
+    assert unknown.status_code == 400 and "table-9" in unknown.json()["detail"]
+    assert "table-test" in unknown.json()["detail"]  # the error names the tables there are
     flagged = client.get("/api/coups", params={"kind": "card_exposed"}).json()
     assert [c["number"] for c in flagged] == [1] and flagged[0]["flags_pending"] == 1
     assert client.get("/api/coups", params={"date_from": "2099-01-01"}).json() == []
@@ -118,7 +124,8 @@ def test_coups_filtered_and_a_flag_acknowledged_for_good(client):
     with pytest.raises(Exception, match="append-only"):
         reviews._db.execute("UPDATE audit SET detail = ''")
     page = client.get("/review/coups/1")
-    assert "Carte exposée" in page.text and "vu, rien" in page.text
+    assert "Carte exposée" in page.text and "vu, rien" in page.text and "table table-test" in page.text
+    assert client.get("/api/coups/1").json()["table_id"] == "table-test"
 
 
 def test_a_signed_report_verifies_and_an_altered_one_does_not(client, tmp_path, capsys):

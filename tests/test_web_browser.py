@@ -1,9 +1,11 @@
-"""End to end in headless Chromium: a real proxy, engine and web server; a coup driven through the bus
-(with a card dealt face up during the deal); what the croupier sees on /display, and a supervisor
+"""End to end in headless Chromium: a real proxy, engine and web server; coups driven through the bus
+(the first with a card dealt face up during the deal, then a bonus paid, then a coup the bank wins);
+what the croupier sees on /display, in French and in English, and a supervisor filtering the coups and
 acknowledging the flag in the review. Screenshots go to test-artifacts/."""
 
 from __future__ import annotations
 
+import re
 import socket
 import threading
 from pathlib import Path
@@ -65,7 +67,7 @@ def stack(tmp_path_factory):
     with playwright_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
         yield {"url": f"http://127.0.0.1:{port}", "send": lambda envelope: send(raw, *envelope), "store": store,
-               "engine": engine, "browser": browser, "config": config}
+               "engine": engine, "browser": browser, "config": config, "envelopes": the_coups(config)}
         browser.close()
     server.should_exit = True
     server_thread.join(timeout=10)
@@ -76,6 +78,20 @@ def stack(tmp_path_factory):
     proxy.close()
     store.close()
     context.destroy(linger=0)
+
+
+def the_coups(config):
+    """Coup 1: the dealer does not qualify (« Pas de jeu ») and a card is dealt face up; coup 2: a flush with
+    a bonus bet against the dealer's pair of aces (« Bonus payé »); coup 3: the dealer's kings beat a pair
+    of twos (« La banque gagne »)."""
+    return faulty_coups(config, seed=24, coups=1, scripted=(
+        {"players": ["2h 5h 8h Jh Kh"], "dealer": "As Ad 3c 4d 9s", "bonus": True},
+        {"players": ["2c 2d 7s 9c Jd"], "dealer": "Kc Kd 3s 5h 8c"}))
+
+
+def buttons(envelopes, name: str) -> list[int]:
+    return [i for i, (_t, env) in enumerate(envelopes)
+            if isinstance(env.body, ButtonPressed) and env.body.button == name]
 
 
 def drive(stack, envelopes, upto: int) -> None:
@@ -90,11 +106,10 @@ def drive(stack, envelopes, upto: int) -> None:
 
 def test_the_croupier_display_follows_a_coup(stack):
     ARTIFACTS.mkdir(exist_ok=True)
-    envelopes = faulty_coups(stack["config"], seed=24, coups=1)  # the dealer does not qualify
+    envelopes = stack["envelopes"]
     exposed = next(i for i, (_t, env) in enumerate(envelopes)
                    if isinstance(env.body, CardPlaced) and env.body.face_up and env.body.position != 0)
-    first_payment = next(i for i, (_t, env) in enumerate(envelopes)
-                         if isinstance(env.body, ButtonPressed) and env.body.button == "payment_done")
+    first_payment = buttons(envelopes, "payment_done")[0]
     expect = playwright_api.expect
     page = stack["browser"].new_page(viewport={"width": 1280, "height": 800})
     page.goto(stack["url"] + "/display")
@@ -136,17 +151,81 @@ def test_the_croupier_display_follows_a_coup(stack):
     page.screenshot(path=str(ARTIFACTS / "display-paying-1920x1080.png"))
     page.get_by_role("button", name="Language").click()
     expect(page.get_by_role("alert").first).to_contain_text("ALERT: Card exposed")
+    expect(page.locator("#announcements")).to_have_text("No game")
+    expect(page.locator("#payouts h2")).to_have_text("Payouts (paying order)")
     page.screenshot(path=str(ARTIFACTS / "display-paying-en-1920x1080.png"))
     page.close()
 
 
-def test_a_supervisor_acknowledges_the_flag_in_the_review(stack):
+def test_the_display_shows_the_announcements_in_french_and_in_english(stack):
+    """« Rien ne va plus » in the deal, « Bonus payé » and « La banque gagne » at the settlements."""
+    envelopes = stack["envelopes"]
+    expect = playwright_api.expect
+    page = stack["browser"].new_page(viewport={"width": 1280, "height": 800})
+    page.goto(stack["url"] + "/display")
+    announcements = page.locator("#announcements")
+    language = page.get_by_role("button", name="Language")
+
+    def in_both(french: str, english: str) -> None:
+        expect(announcements).to_have_text(french)
+        language.click()
+        expect(announcements).to_have_text(english)
+        language.click()
+        expect(announcements).to_have_text(french)
+
+    # Coup 2: the first card dealt after « rien ne va plus ».
+    no_more_bets = buttons(envelopes, "no_more_bets")[1]
+    first_card = next(i for i, (_t, env) in enumerate(envelopes)
+                      if i > no_more_bets and isinstance(env.body, CardPlaced))
+    drive(stack, envelopes, first_card + 1)
+    expect(page.locator("#coup")).to_have_text("Coup 2")
+    in_both("Rien ne va plus", "No more bets")
+
+    # Coup 2 settled and its winner paid: the flush's bonus.
+    deal_end = buttons(envelopes, "end_of_deal")[1]
+    paid = next(i for i in buttons(envelopes, "payment_done") if i > deal_end)
+    drive(stack, envelopes, paid + 1)
+    settlement = stack["engine"].state()["settlement"]
+    assert settlement["announced"] == ["Bonus payé"] and settlement["announced_en"] == ["Bonus paid"]
+    (bonus,) = [p for p in settlement["payouts"] if p["line"] == "bonus"]
+    seat = page.locator(f'.seat[data-seat="{bonus["seat"]}"]')
+    expect(seat.locator(".hand")).to_have_text("Couleur")
+    expect(seat.locator(".result", has_text="Bonus")).to_contain_text(f"Bonus gagne{euros_fr(bonus['net'])}")
+    in_both("Bonus payé", "Bonus paid")
+    page.screenshot(path=str(ARTIFACTS / "display-bonus-paid-1280x800.png"))
+    language.click()
+    expect(seat.locator(".hand")).to_have_text("Flush")
+    expect(seat.locator(".result", has_text="Bonus")).to_contain_text("Bonus wins")
+    expect(page.locator('.seat[data-seat="2"]')).to_contain_text("0 cards")  # English plural, French « 0 carte »
+    page.screenshot(path=str(ARTIFACTS / "display-bonus-paid-en-1280x800.png"))
+    language.click()
+
+    # Coup 3 settled (all but its end): the dealer's kings beat the pair.
+    drive(stack, envelopes, len(envelopes) - 1)
+    assert stack["engine"].state()["settlement"]["announced"] == ["La banque gagne"]
+    expect(page.locator("#coup")).to_have_text("Coup 3")
+    in_both("La banque gagne", "The bank wins")
+    expect(page.locator("#dealer .hand")).to_have_text("Paire — qualifié")
+    page.screenshot(path=str(ARTIFACTS / "display-bank-wins-1280x800.png"))
+    page.close()
+
+
+def test_a_supervisor_filters_the_coups_and_acknowledges_the_flag_in_the_review(stack):
+    drive(stack, stack["envelopes"], len(stack["envelopes"]))  # all three coups recorded, whatever ran before
     expect = playwright_api.expect
     page = stack["browser"].new_page(viewport={"width": 1280, "height": 900})
     page.goto(stack["url"] + "/review")
     page.get_by_label("Utilisateur").fill("sue")
     page.get_by_label("Mot de passe").fill(PASSWORD)
     page.get_by_role("button", name="Se connecter").click()
+    rows = page.locator("#coups tr:has(td)")
+    expect(rows).to_have_count(3)
+    page.get_by_label("Table").select_option("table-test")
+    page.get_by_label("Alerte").select_option("card_exposed")
+    page.get_by_role("button", name="Filtrer").click()
+    expect(page).to_have_url(re.compile(r"table=table-test.*kind=card_exposed"))
+    expect(rows).to_have_count(1)
+    expect(rows.first).to_contain_text("table-test")
     expect(page.get_by_role("link", name="Coup 1")).to_be_visible()
     page.screenshot(path=str(ARTIFACTS / "review-list.png"))
     page.get_by_role("link", name="Coup 1").click()

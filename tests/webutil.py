@@ -1,5 +1,5 @@
 """Helpers for the web tests: a table configuration in a temporary folder, a store filled with
-simulated coups (one with a card dealt face up during the deal), and users."""
+simulated coups (one with a card dealt face up during the deal), coups with chosen cards, and users."""
 
 from __future__ import annotations
 
@@ -12,6 +12,11 @@ from tables import rules_for
 from controller.bus.schema import CardPlaced, Envelope
 from controller.config import TableConfig, parse_config
 from controller.engine import Engine
+from controller.rules.cards import parse_cards
+from controller.rules.operations import DEALER, Box
+from controller.rules.table import HAND_SIZE, Table
+from controller.sim.coups import STEP_MS
+from controller.sim.events import bus_events
 from controller.store import EventStore, NewEvent
 
 PASSWORD = "correct horse battery"
@@ -49,11 +54,59 @@ evidence = "var/evidence"
     return parse_config(text, source)
 
 
-def faulty_coups(config: TableConfig, seed: int = 5, coups: int = 2) -> list[tuple[str, Envelope]]:
-    """Simulated coups whose first coup has a player's second card dealt face up (CARD_EXPOSED)."""
+def scripted_coup(table: Table, players: list[str], dealer: str, bonus: bool = False) -> None:
+    """One coup with chosen cards on an open table: the first len(players) seated players bet the minimum
+    ante (and the bonus when asked), are dealt ``players`` (five cards each), all raise; the dealer shows
+    ``dealer``; the coup is settled, paid and ended."""
+    rules = table.rules
+    t = table.log[-1].t
+
+    def tick() -> int:
+        nonlocal t
+        t += STEP_MS
+        return t
+
+    seats = [n for n, seat in table.seats.items() if seat.occupied][:len(players)]
+    assert len(seats) == len(players), "fewer seated players than hands"
+    for seat in seats:
+        table.place_bet(tick(), seat, Box.ANTE, rules.minimum_cents)
+        if bonus:
+            table.place_bet(tick(), seat, Box.BONUS, rules.bonus_stake_cents)
+    table.no_more_bets(tick())
+    table.shuffle(tick())
+    table.offer_cut(tick(), seats[0], True)
+    hands = {**{seat: parse_cards(cards) for seat, cards in zip(seats, players, strict=True)},
+             DEALER: parse_cards(dealer)}
+    for round_index in range(HAND_SIZE):
+        for position in seats + [DEALER]:
+            table.deal_card(tick(), position, hands[position][round_index],
+                            position == DEALER and round_index == HAND_SIZE - 1)
+    table.end_deal(tick())
+    for seat in seats:
+        table.raise_(tick(), seat, rules.minimum_cents * rules.profile.raise_multiple)
+    table.show_dealer_hand(tick())
+    table.settle(tick(), 1_000_000)
+    for seat in table.payments_due():
+        table.payment_done(tick(), seat)
+    for seat in seats:
+        for box, amount in table.seats[seat].bets.items():
+            if amount:
+                table.place_bet(tick(), seat, box, 0)
+    table.end_coup(tick())
+
+
+def faulty_coups(config: TableConfig, seed: int = 5, coups: int = 2,
+                 scripted: tuple[dict, ...] = ()) -> list[tuple[str, Envelope]]:
+    """Simulated coups whose first coup has a player's second card dealt face up (CARD_EXPOSED), then
+    the ``scripted`` coups (keyword arguments of ``scripted_coup``)."""
     rules = rules_for("fr-2007", bonus=True, card_purchase=True)
     assert rules.profile == config.rules.profile
-    _reference, envelopes = simulated(rules, seed=seed, coups=coups)
+    table, envelopes = simulated(rules, seed=seed, coups=coups)
+    if scripted:
+        for coup in scripted:
+            scripted_coup(table, **coup)
+        envelopes = [(topic, Envelope("sim", seq, ms * 1_000_000, 1_700_000_000_000_000_000 + ms * 1_000_000, body))
+                     for seq, (ms, topic, body) in enumerate(bus_events(table.log), start=1)]
     seen = 0
     for index, (topic, envelope) in enumerate(envelopes):
         body = envelope.body

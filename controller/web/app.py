@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import math
 import re
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, date, datetime
@@ -38,8 +39,9 @@ from .display_page import DISPLAY_HTML
 from .live import Follower, LiveTable
 from .report import load_or_create_key, sign_report
 from .review_pages import TEMPLATES
-from .reviewdb import ReviewDB, User
+from .reviewdb import ROLES, ReviewDB, User, UserExists
 from .store_view import StoreView, iso
+from .throttle import LoginThrottle
 
 SESSION_COOKIE = "review_session"
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
@@ -68,6 +70,12 @@ class NeedLogin(Exception):
     pass
 
 
+class TooManyLogins(Exception):
+    def __init__(self, wait_s: float) -> None:
+        super().__init__(f"too many failed logins for this user name or address: try again in {math.ceil(wait_s)} s")
+        self.wait_s = wait_s
+
+
 def euros(cents: int) -> str:
     sign = "−" if cents < 0 else ""
     units = f"{abs(cents) // 100:,}".replace(",", "\u202f")
@@ -88,14 +96,16 @@ def _label(kind: str) -> str:
 def create_app(config: TableConfig, follower_factory: Callable[[], Follower] | None | str = "bus",
                review_db_path: str | Path | None = None, key_path: str | Path | None = None,
                session_ttl_s: float = 30 * 60, secure_cookies: bool = False,
-               password_hasher: Any = None) -> Starlette:
+               password_hasher: Any = None, login_throttle: LoginThrottle | None = None) -> Starlette:
     """The app. ``follower_factory``: "bus" (default) follows the configured bus; None follows nothing
-    (tests feed ``app.state.live.set_state``); or any callable returning a follower."""
+    (tests feed ``app.state.live.set_state``); or any callable returning a follower.
+    ``login_throttle``: the login rate limit (default: 5 failures per user name, 20 per address, in 5 min)."""
     factory = default_follower_factory(config) if follower_factory == "bus" else follower_factory
     live = LiveTable(factory)  # type: ignore[arg-type]
     reviews = ReviewDB(review_db_path or default_review_db_path(config), session_ttl_s=session_ttl_s,
                        hasher=password_hasher)
-    store = StoreView(config.store_path, config.evidence_dir, config.rules)
+    store = StoreView(config.store_path, config.evidence_dir, config.rules, config.table_id)
+    throttle = login_throttle or LoginThrottle()
     key_file = Path(key_path) if key_path else default_key_path(config)
     env = jinja2.Environment(loader=jinja2.DictLoader(TEMPLATES), autoescape=True)
     env.globals.update(euros=euros, table_id=config.table_id)
@@ -127,8 +137,10 @@ def create_app(config: TableConfig, follower_factory: Callable[[], Follower] | N
         body = (await request.body()).decode("utf-8", "replace")
         return {key: values[0] for key, values in parse_qs(body).items()}
 
-    def page(name: str, request: Request, status: int = 200, **context: Any) -> HTMLResponse:
-        return HTMLResponse(env.get_template(name).render(user=user_of(request), **context), status_code=status)
+    def page(name: str, request: Request, status: int = 200, headers: dict[str, str] | None = None,
+             **context: Any) -> HTMLResponse:
+        return HTMLResponse(env.get_template(name).render(user=user_of(request), **context), status_code=status,
+                            headers=headers)
 
     # --- display and live channel --------------------------------------------------
 
@@ -181,16 +193,38 @@ def create_app(config: TableConfig, follower_factory: Callable[[], Follower] | N
                             samesite="strict", secure=secure_cookies, path="/")
         return response
 
+    def check_login(request: Request, username: str, password: str, via: str) -> User | None:
+        """The user, or None for a wrong name or password; TooManyLogins (and no password check) while the
+        name or the client's address is locked out. Failures, refusals and logins go to the audit log."""
+        address = request.client.host if request.client else "unknown"
+        keys = throttle.keys(username, address)
+        wait_s = throttle.refused_for(keys)
+        if wait_s > 0:
+            reviews.audit(username[:64] or None, "login_refused",
+                          f"{via} from {address}: locked out for {math.ceil(wait_s)} s more")
+            raise TooManyLogins(wait_s)
+        user = reviews.authenticate(username, password)
+        if user is None:
+            throttle.failed(keys)
+            reviews.audit(username[:64] or None, "login_failed", f"{via} from {address}")
+            return None
+        throttle.succeeded(username)
+        reviews.audit(user.username, "login", f"{user.role} ({via} from {address})")
+        return user
+
     async def login_page(request: Request) -> Response:
         if request.method == "GET":
             return page("login.html", request, error=None)
         same_origin(request)
         fields = await form(request)
-        user = reviews.authenticate(fields.get("username", ""), fields.get("password", ""))
+        try:
+            user = check_login(request, fields.get("username", ""), fields.get("password", ""), "page")
+        except TooManyLogins as refusal:
+            return page("login.html", request, status=429, headers={"Retry-After": str(math.ceil(refusal.wait_s))},
+                        error="Trop de connexions échouées pour cet utilisateur ou ce poste : réessayez dans "
+                              f"{math.ceil(refusal.wait_s / 60)} min.")
         if user is None:
-            reviews.audit(fields.get("username", "")[:64] or None, "login_failed", "")
             return page("login.html", request, status=401, error="Utilisateur ou mot de passe incorrect.")
-        reviews.audit(user.username, "login", user.role)
         return open_session(user, RedirectResponse("/review", status_code=303))
 
     async def api_login(request: Request) -> Response:
@@ -199,11 +233,12 @@ def create_app(config: TableConfig, follower_factory: Callable[[], Follower] | N
             username, password = str(fields["username"]), str(fields["password"])
         except (ValueError, KeyError, TypeError):
             raise HTTPException(400, "expected {\"username\": ..., \"password\": ...}") from None
-        user = reviews.authenticate(username, password)
+        try:
+            user = check_login(request, username, password, "api")
+        except TooManyLogins as refusal:
+            raise HTTPException(429, str(refusal), headers={"Retry-After": str(math.ceil(refusal.wait_s))}) from None
         if user is None:
-            reviews.audit(username[:64] or None, "login_failed", "api")
             raise HTTPException(401, "wrong user name or password")
-        reviews.audit(user.username, "login", f"{user.role} (api)")
         return open_session(user, JSONResponse({"username": user.username, "role": user.role}))
 
     async def logout(request: Request) -> Response:
@@ -225,7 +260,9 @@ def create_app(config: TableConfig, follower_factory: Callable[[], Follower] | N
 
     def query_coups(request: Request) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         q = {key: request.query_params.get(key) or None for key in
-             ("date_from", "date_to", "kind", "seat", "acknowledged")}
+             ("table", "date_from", "date_to", "kind", "seat", "acknowledged")}
+        if q["table"] and q["table"] != store.table_id:
+            raise HTTPException(400, f"no table {q['table']!r} in this review (its tables: {store.table_id})")
         try:
             day_from = date.fromisoformat(q["date_from"]) if q["date_from"] else None
             day_to = date.fromisoformat(q["date_to"]) if q["date_to"] else None
@@ -251,7 +288,8 @@ def create_app(config: TableConfig, follower_factory: Callable[[], Follower] | N
     async def review_list(request: Request) -> Response:
         need(request, "surveillance", "list_coups", str(request.query_params))
         q, coups = query_coups(request)
-        return page("coups.html", request, q=q, coups=coups, kinds=[kind.value for kind in FlagKind])
+        return page("coups.html", request, q=q, coups=coups, kinds=[kind.value for kind in FlagKind],
+                    tables=[store.table_id])
 
     async def api_coups(request: Request) -> JSONResponse:
         need(request, "surveillance", "list_coups", str(request.query_params), api=True)
@@ -349,6 +387,72 @@ def create_app(config: TableConfig, follower_factory: Callable[[], Follower] | N
         need(request, "supervisor", "view_audit", api=True)
         return JSONResponse(audit_entries())
 
+    # --- user management (admin) -----------------------------------------------------------------
+
+    def create_user_from(user: User, fields: dict[str, Any]) -> dict[str, str]:
+        username, role, password = (str(fields.get(key) or "") for key in ("username", "role", "password"))
+        try:
+            reviews.create_user(username, role, password, by=user.username)
+        except ValueError as error:
+            raise HTTPException(400, str(error)) from None
+        except UserExists as error:
+            raise HTTPException(409, str(error)) from None
+        return {"username": username, "role": role}
+
+    def disable_user_by(user: User, username: str) -> None:
+        if username == user.username:
+            raise HTTPException(400, "an admin may not disable their own account")
+        try:
+            reviews.disable_user(username, by=user.username)
+        except KeyError as error:
+            raise HTTPException(404, error.args[0]) from None
+        except ValueError as error:
+            raise HTTPException(409, str(error)) from None
+
+    def user_rows() -> list[dict[str, Any]]:
+        return [dict(row, created=_when(row["created_at"]),
+                     disabled=_when(row["disabled_at"]) if row["disabled_at"] is not None else None)
+                for row in reviews.users()]
+
+    async def admin_page(request: Request) -> Response:
+        need(request, "admin", "view_users")
+        return page("admin.html", request, users=user_rows(), roles=ROLES, error=None)
+
+    async def admin_create(request: Request) -> Response:
+        same_origin(request)
+        user = need(request, "admin", "open_create_user")
+        try:
+            create_user_from(user, await form(request))
+        except HTTPException as refusal:
+            return page("admin.html", request, status=refusal.status_code, users=user_rows(), roles=ROLES,
+                        error=refusal.detail)
+        return RedirectResponse("/review/admin", status_code=303)
+
+    async def admin_disable(request: Request) -> Response:
+        same_origin(request)
+        username = request.path_params["username"]
+        disable_user_by(need(request, "admin", "open_disable_user", username), username)
+        return RedirectResponse("/review/admin", status_code=303)
+
+    async def api_users(request: Request) -> JSONResponse:
+        if request.method == "GET":
+            need(request, "admin", "view_users", api=True)
+            return JSONResponse([{k: row[k] for k in ("username", "role", "created", "disabled")}
+                                 for row in user_rows()])
+        same_origin(request)
+        user = need(request, "admin", "open_create_user", api=True)
+        try:
+            fields = await request.json()
+        except ValueError:
+            raise HTTPException(400, "expected {\"username\": ..., \"role\": ..., \"password\": ...}") from None
+        return JSONResponse(create_user_from(user, fields if isinstance(fields, dict) else {}), status_code=201)
+
+    async def api_disable_user(request: Request) -> JSONResponse:
+        same_origin(request)
+        username = request.path_params["username"]
+        disable_user_by(need(request, "admin", "open_disable_user", username, api=True), username)
+        return JSONResponse({"username": username, "disabled": True})
+
     async def openapi(request: Request) -> JSONResponse:
         return JSONResponse(OPENAPI)
 
@@ -363,10 +467,10 @@ def create_app(config: TableConfig, follower_factory: Callable[[], Follower] | N
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
         if request.url.path.startswith("/api/") or request.url.path == "/openapi.json":
-            return JSONResponse({"detail": exc.detail}, status_code=exc.status_code)
+            return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)
         return HTMLResponse(f"<!doctype html><meta charset=utf-8><title>{exc.status_code}</title>"
                             f"<h1>{exc.status_code}</h1><p>{jinja2.utils.markupsafe.escape(exc.detail)}</p>"
-                            "<p><a href='/review'>Revue</a></p>", status_code=exc.status_code)
+                            "<p><a href='/review'>Revue</a></p>", status_code=exc.status_code, headers=exc.headers)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -390,6 +494,8 @@ def create_app(config: TableConfig, follower_factory: Callable[[], Follower] | N
         Route("/api/coups/{number:int}/flags/{event_id:int}/{ordinal:int}/ack", api_ack, methods=["POST"]),
         Route("/api/coups/{number:int}/report", api_report),
         Route("/api/audit", api_audit),
+        Route("/api/users", api_users, methods=["GET", "POST"]),
+        Route("/api/users/{username:str}/disable", api_disable_user, methods=["POST"]),
         Route("/review", review_list),
         Route("/review/login", login_page, methods=["GET", "POST"]),
         Route("/review/logout", logout, methods=["POST"]),
@@ -398,6 +504,9 @@ def create_app(config: TableConfig, follower_factory: Callable[[], Follower] | N
         Route("/review/coups/{number:int}/report", review_report),
         Route("/review/evidence/{sha256:str}", review_evidence),
         Route("/review/audit", review_audit),
+        Route("/review/admin", admin_page),
+        Route("/review/admin/users", admin_create, methods=["POST"]),
+        Route("/review/admin/users/{username:str}/disable", admin_disable, methods=["POST"]),
     ]
     app = Starlette(routes=routes, lifespan=lifespan,
                     exception_handlers={NeedLogin: need_login, HTTPException: http_error})
@@ -447,9 +556,12 @@ OPENAPI: dict[str, Any] = {
                                    body={"type": "object", "required": ["username", "password"],
                                          "properties": {"username": {"type": "string"},
                                                         "password": {"type": "string"}}},
-                                   responses={"401": "wrong user name or password"})},
+                                   responses={"401": "wrong user name or password",
+                                              "429": "too many failed logins for the name or the address: "
+                                                     "refused for a while (see Retry-After)"})},
         "/api/logout": {"post": _op("Close the session", "review")},
         "/api/coups": {"get": _op("Coups, filtered", "review", "surveillance", params=[
+            _query("table", {"type": "string"}, "a table id (each coup carries its table_id)"),
             _query("date_from", {"type": "string", "format": "date"}, "first day (UTC)"),
             _query("date_to", {"type": "string", "format": "date"}, "last day (UTC)"),
             _query("kind", {"type": "string", "enum": [kind.value for kind in FlagKind]}, "a flag kind"),
@@ -465,5 +577,17 @@ OPENAPI: dict[str, Any] = {
         "/api/coups/{number}/report": {"get": _op("The coup's report, signed with the table's Ed25519 key", "review",
                                                   "supervisor", params=_COUP)},
         "/api/audit": {"get": _op("The audit log, newest first", "review", "supervisor")},
+        "/api/users": {
+            "get": _op("The review's users, their roles and whether disabled", "admin", "admin"),
+            "post": _op("Create a user (password hashed with Argon2id)", "admin", "admin",
+                        body={"type": "object", "required": ["username", "role", "password"],
+                              "properties": {"username": {"type": "string"},
+                                             "role": {"type": "string", "enum": list(ROLES)},
+                                             "password": {"type": "string", "minLength": 8}}},
+                        responses={"201": "created", "400": "bad name, role or password", "409": "the user exists"})},
+        "/api/users/{username}/disable": {"post": _op(
+            "Disable a user: no more logins, open sessions end; nothing is deleted", "admin", "admin",
+            params=[{"name": "username", "in": "path", "required": True, "schema": {"type": "string"}}],
+            responses={"400": "one's own account", "404": "no such user", "409": "already disabled"})},
     },
 }

@@ -11,7 +11,7 @@ from controller.config import load_config
 
 from .app import create_app, default_review_db_path
 from .report import verify_report
-from .reviewdb import ROLES, ReviewDB
+from .reviewdb import ROLES, ReviewDB, UserExists
 
 
 def serve(config_path: str | Path, host: str | None = None, port: int | None = None) -> int:
@@ -43,7 +43,7 @@ def create_user(config_path: str | Path, username: str, role: str, password: str
     except ValueError as error:
         print(str(error), file=sys.stderr)
         return 2
-    except Exception as error:  # noqa: BLE001 - sqlite3.IntegrityError: the user exists
+    except UserExists as error:
         print(f"cannot create {username}: {error}", file=sys.stderr)
         return 1
     finally:

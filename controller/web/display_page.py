@@ -79,7 +79,7 @@ const T = {
     phases:{closed:"Table fermée", betting:"Faites vos jeux", dealing:"Donne", decisions:"Décisions",
             showdown:"Abattage", paying:"Paiements"} },
   en: { coup:"Coup", seat:"Seat", vacant:"Vacant", dealer:"Dealer", dealerLeft:"dealer's left",
-    cards:n => n + (n > 1 ? " cards" : " card"), ante:"Ante", raise:"Raise", bonus:"Bonus", jackpot:"Jackpot",
+    cards:n => n + (n === 1 ? " card" : " cards"), ante:"Ante", raise:"Raise", bonus:"Bonus", jackpot:"Jackpot",
     purchase:"Purchase", waiting:"Waiting", fold:"Fold", raised:"Raise", payouts:"Payouts (paying order)",
     nopay:"No payouts in progress", paid:"paid ✓", nothing:"nothing to pay", due:"to pay", next:"▶ to pay", offline:"Engine unreachable",
     rnvp:"No more bets", flag:"ALERT", colon:": ", seatFlag:"seat", win:"wins", lose:"loses", push:"push",

@@ -18,7 +18,7 @@ code { font-size: 14px; }
 form.inline { display:inline; }
 </style></head><body>
 <nav><b>Table {{ table_id }} — revue</b>
-{% if user %}<a href="/review">Coups</a>{% if user.can('supervisor') %} <a href="/review/audit">Journal d'audit</a>{% endif %}
+{% if user %}<a href="/review">Coups</a>{% if user.can('supervisor') %} <a href="/review/audit">Journal d'audit</a>{% endif %}{% if user.can('admin') %} <a href="/review/admin">Utilisateurs</a>{% endif %}
 <span class="me">{{ user.username }} ({{ user.role }})
 <form class="inline" method="post" action="/review/logout"><button>Se déconnecter</button></form></span>{% endif %}
 </nav>
@@ -35,6 +35,8 @@ form.inline { display:inline; }
     "coups.html": """{% extends "base.html" %}{% block title %}Coups{% endblock %}{% block body %}
 <h1>Coups</h1>
 <form method="get" action="/review">
+<label>Table <select name="table"><option value="">toutes</option>{% for t in tables %}
+<option value="{{ t }}" {% if q.table == t %}selected{% endif %}>{{ t }}</option>{% endfor %}</select></label>
 <label>Du <input type="date" name="date_from" value="{{ q.date_from or '' }}"></label>
 <label>au <input type="date" name="date_to" value="{{ q.date_to or '' }}"></label>
 <label>Alerte <select name="kind"><option value="">toutes</option>{% for k in kinds %}
@@ -44,14 +46,14 @@ form.inline { display:inline; }
 <option value="no" {% if q.acknowledged == 'no' %}selected{% endif %}>à acquitter</option>
 <option value="yes" {% if q.acknowledged == 'yes' %}selected{% endif %}>acquittées</option></select></label>
 <button type="submit">Filtrer</button></form>
-<table><tr><th>Coup</th><th>Début (UTC)</th><th>État</th><th>Alertes</th><th>À acquitter</th><th>Résultat banque</th></tr>
-{% for c in coups %}<tr><td><a href="/review/coups/{{ c.number }}">Coup {{ c.number }}</a></td><td>{{ c.at }}</td>
+<table id="coups"><tr><th>Table</th><th>Coup</th><th>Début (UTC)</th><th>État</th><th>Alertes</th><th>À acquitter</th><th>Résultat banque</th></tr>
+{% for c in coups %}<tr><td>{{ c.table_id }}</td><td><a href="/review/coups/{{ c.number }}">Coup {{ c.number }}</a></td><td>{{ c.at }}</td>
 <td>{% if c.void %}nul{% elif c.settled %}réglé{% else %}en cours{% endif %}</td>
 <td>{{ c.flags | join(', ') }}</td><td>{{ c.flags_pending }}</td>
 <td>{% if c.house_net is not none %}{{ euros(c.house_net) }}{% endif %}</td></tr>
-{% else %}<tr><td colspan="6">Aucun coup.</td></tr>{% endfor %}</table>{% endblock %}""",
+{% else %}<tr><td colspan="7">Aucun coup.</td></tr>{% endfor %}</table>{% endblock %}""",
     "coup.html": """{% extends "base.html" %}{% block title %}Coup {{ coup.number }}{% endblock %}{% block body %}
-<h1>Coup {{ coup.number }}</h1>
+<h1>Coup {{ coup.number }} — table {{ coup.table_id }}</h1>
 <p>Début : {{ coup.at }} (UTC) — {% if coup.void %}coup nul{% elif coup.settled %}réglé{% else %}en cours{% endif %}
 {% if user.can('supervisor') %} — <a href="/review/coups/{{ coup.number }}/report">Exporter le rapport signé</a>{% endif %}</p>
 <p>Cartes vues par la caméra : <b>{{ coup.camera_count }}</b>{% if coup.shoe_count is not none %} —
@@ -80,6 +82,21 @@ compte du sabot : <b>{{ coup.shoe_count }}</b>{% if coup.shoe_count != coup.came
 <table><tr><th>#</th><th>Heure (UTC)</th><th>Sujet</th><th>Source</th><th>Contenu</th></tr>
 {% for e in coup.events %}<tr><td>{{ e.id }}</td><td>{{ e.at }}</td><td>{{ e.topic }}</td><td>{{ e.publisher }}#{{ e.seq }}</td><td><code>{{ e.body }}</code></td></tr>{% endfor %}
 </table>{% endblock %}""",
+    "admin.html": """{% extends "base.html" %}{% block title %}Utilisateurs{% endblock %}{% block body %}
+<h1>Utilisateurs</h1>
+{% if error %}<p class="error" role="alert">{{ error }}</p>{% endif %}
+<table id="users"><tr><th>Utilisateur</th><th>Rôle</th><th>Créé (UTC)</th><th>État</th><th></th></tr>
+{% for u in users %}<tr data-user="{{ u.username }}"><td>{{ u.username }}</td><td>{{ u.role }}</td><td>{{ u.created }}</td>
+<td>{% if u.disabled %}désactivé le {{ u.disabled }}{% else %}actif{% endif %}</td>
+<td>{% if not u.disabled and u.username != user.username %}<form class="inline" method="post" action="/review/admin/users/{{ u.username | urlencode }}/disable">
+<button type="submit">Désactiver</button></form>{% endif %}</td></tr>{% endfor %}
+</table>
+<h2>Nouvel utilisateur</h2>
+<form method="post" action="/review/admin/users">
+<label>Utilisateur <input name="username" required maxlength="64"></label>
+<label>Rôle <select name="role">{% for r in roles %}<option value="{{ r }}">{{ r }}</option>{% endfor %}</select></label>
+<label>Mot de passe <input name="password" type="password" minlength="8" autocomplete="new-password" required></label>
+<button type="submit">Créer</button></form>{% endblock %}""",
     "audit.html": """{% extends "base.html" %}{% block title %}Journal d'audit{% endblock %}{% block body %}
 <h1>Journal d'audit</h1>
 <table id="audit"><tr><th>#</th><th>Quand (UTC)</th><th>Qui</th><th>Action</th><th>Détail</th></tr>

@@ -7,6 +7,7 @@ event store): who did what and when is kept for good. Passwords are hashed with 
 from __future__ import annotations
 
 import hashlib
+import re
 import secrets
 import sqlite3
 import threading
@@ -20,13 +21,15 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 
 #: Each role can do what the roles before it can.
 ROLES = ("surveillance", "supervisor", "admin")
+USERNAME = re.compile(r"[\w.-]{1,64}")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS users (
     username TEXT PRIMARY KEY,
     role TEXT NOT NULL CHECK (role IN ('surveillance', 'supervisor', 'admin')),
     password_hash TEXT NOT NULL,
-    created_at REAL NOT NULL
+    created_at REAL NOT NULL,
+    disabled_at REAL
 );
 CREATE TABLE IF NOT EXISTS sessions (
     token_hash TEXT PRIMARY KEY,
@@ -61,6 +64,10 @@ BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
 """
 
 
+class UserExists(Exception):
+    pass
+
+
 @dataclass(frozen=True)
 class User:
     username: str
@@ -83,27 +90,50 @@ class ReviewDB:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.executescript(SCHEMA)
+        if "disabled_at" not in {row[1] for row in self._db.execute("PRAGMA table_info(users)")}:
+            self._db.execute("ALTER TABLE users ADD COLUMN disabled_at REAL")  # a file from before user management
         self._lock = threading.Lock()
         self._hasher = hasher or PasswordHasher()  # Argon2id, RFC 9106's low-memory parameters
         self._dummy: str | None = None
 
     # --- users ------------------------------------------------------------------
 
-    def create_user(self, username: str, role: str, password: str) -> None:
+    def create_user(self, username: str, role: str, password: str, by: str | None = None) -> None:
+        """Raises ValueError for a bad role, name or password, and UserExists when the name is taken."""
         if role not in ROLES:
             raise ValueError(f"role {role!r} is not one of {', '.join(ROLES)}")
-        if not username or len(password) < 8:
-            raise ValueError("a user needs a name and a password of 8 characters or more")
-        with self._lock:
-            self._db.execute("INSERT INTO users VALUES (?, ?, ?, ?)",
-                             (username, role, self._hasher.hash(password), time.time()))
-        self.audit(None, "user_created", f"{username} ({role})")
+        if not USERNAME.fullmatch(username):
+            raise ValueError(f"user name {username!r}: 1 to 64 letters, digits, '.', '_' or '-'")
+        if len(password) < 8:
+            raise ValueError("a password needs 8 characters or more")
+        try:
+            with self._lock:
+                self._db.execute("INSERT INTO users (username, role, password_hash, created_at) VALUES (?, ?, ?, ?)",
+                                 (username, role, self._hasher.hash(password), time.time()))
+        except sqlite3.IntegrityError:
+            raise UserExists(f"the user {username!r} exists already") from None
+        self.audit(by, "user_created", f"{username} ({role})")
 
-    def users(self) -> list[User]:
-        return [User(*row) for row in self._db.execute("SELECT username, role FROM users ORDER BY username")]
+    def disable_user(self, username: str, by: str | None = None) -> None:
+        """The user can no longer log in and its open sessions end; the row is kept (nothing is deleted).
+        Raises KeyError for an unknown user, ValueError for one already disabled."""
+        with self._lock:
+            changed = self._db.execute("UPDATE users SET disabled_at = ? WHERE username = ? AND disabled_at IS NULL",
+                                       (time.time(), username)).rowcount
+        if not changed:
+            if self._db.execute("SELECT 1 FROM users WHERE username = ?", (username,)).fetchone() is None:
+                raise KeyError(f"no user {username!r}")
+            raise ValueError(f"the user {username!r} is already disabled")
+        self.audit(by, "user_disabled", username)
+
+    def users(self) -> list[dict[str, Any]]:
+        rows = self._db.execute("SELECT username, role, created_at, disabled_at FROM users ORDER BY username")
+        return [dict(zip(("username", "role", "created_at", "disabled_at"), row, strict=True)) for row in rows]
 
     def authenticate(self, username: str, password: str) -> User | None:
-        row = self._db.execute("SELECT role, password_hash FROM users WHERE username = ?", (username,)).fetchone()
+        """The user when the password is right and the user is not disabled."""
+        row = self._db.execute("SELECT role, password_hash FROM users WHERE username = ? AND disabled_at IS NULL",
+                               (username,)).fetchone()
         try:
             # Without the user, still spend the hashing time: no timing oracle on user names.
             if row is None and self._dummy is None:
@@ -134,7 +164,8 @@ class ReviewDB:
         now = time.time()
         key = self._hash_token(token)
         row = self._db.execute("SELECT s.username, u.role, s.created_at, s.expires_at FROM sessions s "
-                               "JOIN users u ON u.username = s.username WHERE s.token_hash = ?", (key,)).fetchone()
+                               "JOIN users u ON u.username = s.username "
+                               "WHERE s.token_hash = ? AND u.disabled_at IS NULL", (key,)).fetchone()
         if row is None or row[3] < now or row[2] + self.session_max_s < now:
             return None
         with self._lock:

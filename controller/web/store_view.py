@@ -23,7 +23,10 @@ def iso(wall_ns: int | None) -> str | None:
 
 
 class StoreView:
-    def __init__(self, path: str | Path, evidence_dir: str | Path, rules: TableRules | None) -> None:
+    """One table's store; ``table_id`` (the table's configured id) goes with each coup it lists."""
+
+    def __init__(self, path: str | Path, evidence_dir: str | Path, rules: TableRules | None, table_id: str) -> None:
+        self.table_id = table_id
         self.path = Path(path)
         self.evidence_dir = Path(evidence_dir)
         self.rules = rules
@@ -91,7 +94,8 @@ class StoreView:
                 continue
             if acknowledged is False and not pending:
                 continue
-            found.append({"number": coup["number"], "at": iso(coup["wall_ns"]), "settled": coup["settled"],
+            found.append({"table_id": self.table_id, "number": coup["number"], "at": iso(coup["wall_ns"]),
+                          "settled": coup["settled"],
                           "void": coup["void"], "flags": [flag["kind"] for flag in flags],
                           "flags_pending": sum(not flag["acknowledged"] for flag in flags),
                           "house_net": (coup["settlement"] or {}).get("house_net")})
@@ -112,7 +116,8 @@ class StoreView:
         bodies = [json.loads(event["body"]) for event in events]
         shoe = [body["count"] for body in bodies if body.get("type") == "shoe_card_drawn"]
         camera = sum(1 for body in bodies if body.get("type") == "card_placed")
-        return {**{k: v for k, v in coup.items() if k != "wall_ns"}, "at": iso(coup["wall_ns"]),
+        return {"table_id": self.table_id, **{k: v for k, v in coup.items() if k != "wall_ns"},
+                "at": iso(coup["wall_ns"]),
                 "events": events, "flags": self.flags(number),
                 "evidence": self.evidence(first, events[-1]["id"] if events else first),
                 "table": self.replay(number, until),
