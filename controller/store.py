@@ -13,11 +13,12 @@ the engine: they can be rebuilt by replaying it.
 from __future__ import annotations
 
 import hashlib
-import os
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+from .files import write_atomically
 
 GENESIS = "0" * 64
 
@@ -193,12 +194,7 @@ class EventStore:
         self.evidence_dir.mkdir(parents=True, exist_ok=True)
         final = self.evidence_dir / f"{digest}{suffix}"
         if not final.exists():
-            partial = final.with_suffix(final.suffix + ".part")
-            with open(partial, "wb") as handle:
-                handle.write(content)
-                handle.flush()
-                os.fsync(handle.fileno())
-            partial.replace(final)
+            write_atomically(final, content)
         self._db.execute("INSERT OR IGNORE INTO evidence VALUES (?, ?, ?, ?)", (digest, event_id, final.name,
                                                                                 media_type))
         return digest

@@ -109,6 +109,28 @@ def IdentifierNet(num_classes: int = len(RANKS) + 2 + len(SUITS)):  # noqa: N802
     return _net(num_classes)
 
 
+def load_identifier(path: Path):
+    """(network in eval mode, class labels, crop side) from a saved identifier."""
+    import torch
+
+    ck = torch.load(path, map_location="cpu", weights_only=False)
+    net = IdentifierNet()
+    net.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in ck["state_dict"].items()})
+    net.eval()
+    return net, list(ck["classes"]), int(ck["crop"])
+
+
+def identify(net, crops_rgb: np.ndarray, tta: bool = True) -> np.ndarray:
+    """Class probabilities (N x len(ID_CLASSES)) for N square RGB crops (averaged over the 4 rotations with tta)."""
+    import torch
+
+    x = torch.from_numpy(np.ascontiguousarray(crops_rgb)).permute(0, 3, 1, 2).float().div(255)
+    with torch.no_grad():
+        rots = range(4) if tta else range(1)
+        p = sum(card_probs(net(torch.rot90(x, k, (2, 3)))) for k in rots) / len(rots)
+    return p.numpy()
+
+
 @dataclass(frozen=True)
 class Detection:
     label: str  # "AS".."KD", "BACK", "JOKER", "CHIP"
@@ -128,34 +150,21 @@ class CardReader:
         tta: bool = True,
         zoom_out: float | None = 0.5,
     ) -> None:
-        import torch
         from ultralytics import YOLO
 
         self.det = YOLO(str(models / "card_detector.pt"), task="detect")
         train_args = (getattr(self.det, "ckpt", None) or {}).get("train_args", {})
         self.imgsz = imgsz or int(train_args.get("imgsz", 320))
-        ck = torch.load(models / "card_identifier.pt", map_location="cpu", weights_only=False)
-        self.classes: list[str] = list(ck["classes"])
-        self.crop = int(ck["crop"])
-        self.idn = IdentifierNet()
-        self.idn.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in ck["state_dict"].items()})
-        self.idn.eval()
+        self.idn, self.classes, self.crop = load_identifier(models / "card_identifier.pt")
         self.conf = conf
         self.tta = tta
         self.zoom_out = zoom_out
 
     def identify_crops(self, img: np.ndarray, boxes: list) -> np.ndarray:
         """Class probabilities (len(boxes) x len(classes)) for boxes in an RGB image (rotation TTA: 0/90/180/270)."""
-        import torch
-
         if not boxes:
             return np.zeros((0, len(self.classes)), np.float32)
-        crops = np.stack([square_crop(img, b, self.crop) for b in boxes])
-        x = torch.from_numpy(crops).permute(0, 3, 1, 2).float().div(255)
-        with torch.no_grad():
-            rots = range(4) if self.tta else range(1)
-            p = sum(card_probs(self.idn(torch.rot90(x, k, (2, 3)))) for k in rots) / len(rots)
-        return p.numpy()
+        return identify(self.idn, np.stack([square_crop(img, b, self.crop) for b in boxes]), self.tta)
 
     def _predict(self, bgr: np.ndarray):
         r = self.det.predict(

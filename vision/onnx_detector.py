@@ -1,0 +1,126 @@
+"""The card/chip detector as the Pi runs it: the YOLO model exported to ONNX, run by ONNX Runtime on batches of
+square crops, with its own decoding (no ultralytics at run time).
+
+    python -m vision.onnx_detector export      # models/card_detector.pt -> models/card_detector.onnx
+
+ONNX Runtime was chosen over NCNN and OpenVINO because it installs from PyPI on the Pi (aarch64 wheels) and here,
+and ultralytics' NCNN export needs a converter (pnnx) fetched from the network at export time.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from vision.common import DET_CLASSES, MODELS
+
+ONNX_PATH = MODELS / "card_detector.onnx"
+
+
+@dataclass(frozen=True)
+class Box:
+    """One detection in a crop: corners in the crop's pixels, class index (DET_CLASSES) and confidence."""
+
+    x1: float
+    y1: float
+    x2: float
+    y2: float
+    cls: int
+    confidence: float
+
+    @property
+    def kind(self) -> str:
+        return DET_CLASSES[self.cls]
+
+
+def _nms(boxes: np.ndarray, scores: np.ndarray, iou: float) -> list[int]:
+    order = np.argsort(-scores)
+    keep: list[int] = []
+    area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    while len(order):
+        i = int(order[0])
+        keep.append(i)
+        rest = order[1:]
+        ix = np.clip(np.minimum(boxes[i, 2], boxes[rest, 2]) - np.maximum(boxes[i, 0], boxes[rest, 0]), 0, None)
+        iy = np.clip(np.minimum(boxes[i, 3], boxes[rest, 3]) - np.maximum(boxes[i, 1], boxes[rest, 1]), 0, None)
+        inter = ix * iy
+        order = rest[inter / (area[i] + area[rest] - inter + 1e-9) < iou]
+    return keep
+
+
+class OnnxDetector:
+    """Runs the exported detector on square BGR crops of ``imgsz`` pixels, all in one batch."""
+
+    def __init__(self, path: Path = ONNX_PATH, conf: float = 0.3, iou: float = 0.5, threads: int = 2) -> None:
+        import onnxruntime as ort
+
+        if not Path(path).exists():
+            raise FileNotFoundError(f"{path}: no exported detector (run: python -m vision.onnx_detector export)")
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        self.input = self.session.get_inputs()[0].name
+        shape = self.session.get_inputs()[0].shape
+        self.imgsz = int(shape[2]) if isinstance(shape[2], int) else int(
+            self.session.get_modelmeta().custom_metadata_map.get("imgsz", "[256, 256]").strip("[]").split(",")[0])
+        self.conf, self.iou = conf, iou
+
+    def detect(self, crops_bgr: list[np.ndarray]) -> list[list[Box]]:
+        """Detections for each crop (each ``imgsz`` x ``imgsz`` x 3, BGR uint8), class-agnostic NMS per crop."""
+        if not crops_bgr:
+            return []
+        for crop in crops_bgr:
+            if crop.shape != (self.imgsz, self.imgsz, 3):
+                raise ValueError(f"crop of shape {crop.shape}: the detector takes {self.imgsz}x{self.imgsz}x3")
+        batch = np.stack(crops_bgr)[..., ::-1].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+        (out,) = self.session.run(None, {self.input: np.ascontiguousarray(batch)})
+        results: list[list[Box]] = []
+        for pred in out:  # (4 + classes, anchors)
+            scores = pred[4:].max(0)
+            mask = scores >= self.conf
+            if not mask.any():
+                results.append([])
+                continue
+            cx, cy, w, h = pred[:4, mask]
+            boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], 1)
+            cls = pred[4:, mask].argmax(0)
+            kept = _nms(boxes, scores[mask], self.iou)
+            results.append([Box(*(float(v) for v in boxes[k]), int(cls[k]), float(scores[mask][k])) for k in kept])
+        return results
+
+
+def export(weights: Path = MODELS / "card_detector.pt", imgsz: int | None = None) -> Path:
+    """Export the trained detector to ONNX (dynamic batch) beside its weights."""
+    import shutil
+    import tempfile
+
+    from ultralytics import YOLO
+
+    model = YOLO(str(weights), task="detect")
+    size = imgsz or int((getattr(model, "ckpt", None) or {}).get("train_args", {}).get("imgsz", 256))
+    with tempfile.TemporaryDirectory() as work:  # ultralytics writes beside the weights: work on a copy
+        copy = Path(work) / weights.name
+        shutil.copy(weights, copy)
+        made = YOLO(str(copy), task="detect").export(format="onnx", imgsz=size, dynamic=True, simplify=False,
+                                                     opset=17)
+        target = weights.with_suffix(".onnx")
+        shutil.move(made, target)
+    return target
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m vision.onnx_detector")
+    parser.add_argument("command", choices=["export"])
+    parser.add_argument("--weights", default=str(MODELS / "card_detector.pt"))
+    args = parser.parse_args(argv)
+    print(f"exported to {export(Path(args.weights))}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
