@@ -27,7 +27,7 @@ _SCHEMA: dict[str, set[str]] = {
     "bus": {"publish", "subscribe", "snapshot"},
     "store": {"path", "evidence"},
     "shoe": {"port", "baudrate"},
-    "camera": {"source", "width", "height", "fps"},
+    "camera": {"source", "width", "height", "fps", "layout", "calibration"},
     "web": {"host", "port"},
 }
 
@@ -48,6 +48,10 @@ class TableConfig:
     shoe_port: str | None = None
     shoe_baudrate: int = 115200
     camera_source: str = "sim"
+    #: the felt's layout file (vision/layouts/stud-7.toml when not given)
+    camera_layout: Path | None = None
+    #: where ``stud-table calibrate`` saved the camera's homography (made from the first frames when missing)
+    camera_calibration: Path | None = None
     web_host: str = "127.0.0.1"
     web_port: int = 8080
 
@@ -107,6 +111,8 @@ def parse_config(text: str, source: Path) -> TableConfig:
         shoe_port=reader.string("shoe.port") if shoe_port is not None else None,
         shoe_baudrate=reader.integer("shoe.baudrate", 300, 4_000_000, 115200),
         camera_source=reader.string("camera.source", "sim"),
+        camera_layout=base / reader.string("camera.layout") if reader.raw("camera.layout", None) else None,
+        camera_calibration=base / reader.string("camera.calibration", "calibration.json"),
         web_host=reader.string("web.host", "127.0.0.1"),
         web_port=reader.integer("web.port", 1, 65535, 8080),
     )

@@ -12,12 +12,14 @@ the state, and its clock is the events' own monotonic timestamps.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import signal
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -36,6 +38,7 @@ from .bus.schema import (
     CutCard,
     DealerOperation,
     Envelope,
+    EvidenceSaved,
     FlagRaised,
     Heartbeat,
     JackpotMeter,
@@ -294,6 +297,8 @@ class Engine:
         return len(batch)
 
     def _act(self, event_id: int, envelope: Envelope, publish: bool) -> Outcome:
+        if isinstance(envelope.body, EvidenceSaved):
+            return self._link_evidence(envelope.body, publish)
         table = self.referee.table
         coup = table.coup.number
         outcome = self.referee.handle(envelope)
@@ -318,10 +323,26 @@ class Engine:
                 self.publisher.publish("core.refused", Refused("Settle", outcome.settlement_waits))
             for flag in outcome.flags:
                 self.publisher.publish("core.flag", FlagRaised(coup, flag.kind.value, flag.severity.name.lower(),
-                                                               flag.seat, flag.detail))
+                                                               flag.seat, flag.detail, event_id))
             if settled is not None:
                 self.publisher.publish("core.payouts", CoupSettled(coup, settled))
         return outcome
+
+    def _link_evidence(self, saved: EvidenceSaved, publish: bool) -> Outcome:
+        """File an evidence image under the flag's event, once its content is checked against its name."""
+        path = self.store.evidence_dir / Path(saved.file).name
+        try:
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        except OSError as error:
+            digest = f"unreadable ({error.strerror})"
+        if digest != saved.sha256:
+            reason = f"evidence {saved.file}: content {digest} does not match the announced {saved.sha256}"
+            if publish:
+                log.warning("engine: %s", reason)
+                self.publisher.publish("core.refused", Refused("EvidenceSaved", reason))
+            return Outcome(refused=reason)
+        self.store.link_evidence(saved.sha256, saved.event_id, path.name, saved.media_type)
+        return Outcome()
 
     def publish_state(self) -> None:
         self.publisher.publish("core.state", TableState(self.state()))

@@ -195,9 +195,12 @@ class EventStore:
         final = self.evidence_dir / f"{digest}{suffix}"
         if not final.exists():
             write_atomically(final, content)
-        self._db.execute("INSERT OR IGNORE INTO evidence VALUES (?, ?, ?, ?)", (digest, event_id, final.name,
-                                                                                media_type))
+        self.link_evidence(digest, event_id, final.name, media_type)
         return digest
+
+    def link_evidence(self, sha256: str, event_id: int | None, file: str, media_type: str) -> None:
+        """Record an evidence file already in the evidence folder (written there by another process)."""
+        self._db.execute("INSERT OR IGNORE INTO evidence VALUES (?, ?, ?, ?)", (sha256, event_id, file, media_type))
 
     def close(self) -> None:
         self._db.close()

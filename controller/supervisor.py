@@ -39,12 +39,14 @@ class Child:
         return self.process is not None and self.process.poll() is None
 
 
-def table_processes(config: Path, with_sensors: bool) -> list[Child]:
+def table_processes(config: Path, with_sensors: bool, with_vision: bool = False) -> list[Child]:
     python = [sys.executable, "-m", "controller.cli"]
     children = [Child("proxy", [*python, "proxy", "--config", str(config)]),
                 Child("engine", [*python, "engine", "--config", str(config)])]
     if with_sensors:
         children.append(Child("sensors", [*python, "sensors", "--config", str(config)]))
+    if with_vision:
+        children.append(Child("vision", [*python, "vision", "--config", str(config)]))
     children.append(Child("web", [*python, "web", "--config", str(config)]))
     return children
 

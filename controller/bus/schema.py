@@ -62,6 +62,24 @@ class CameraStatus(Body, tag="camera_status"):
     detail: str = ""
 
 
+class CardRemoved(Body, tag="card_removed"):
+    """A card taken off the felt after the deal (a discard before a bought card, or the cards picked up)."""
+
+    position: int
+    index: int
+
+
+class EvidenceSaved(Body, tag="evidence_saved"):
+    """An evidence image written to the evidence folder (named by its SHA-256), for the flag raised by event
+    ``event_id``."""
+
+    sha256: str
+    file: str
+    media_type: str
+    event_id: int
+    detail: str = ""
+
+
 # --- sensor.* : GPIO and the shoe -----------------------------------------------
 
 
@@ -116,6 +134,8 @@ class FlagRaised(Body, tag="flag_raised"):
     severity: str
     seat: int | None
     detail: str
+    #: the recorded event that raised it (its evidence is filed under this id)
+    event_id: int = 0
 
 
 class CoupSettled(Body, tag="coup_settled"):
@@ -138,7 +158,7 @@ class Heartbeat(Body, tag="heartbeat"):
 
 
 AnyBody = (
-    CardPlaced | CardIdentified | CardExposed | CardsLifted | ChipsChanged | CameraStatus
+    CardPlaced | CardIdentified | CardExposed | CardsLifted | ChipsChanged | CameraStatus | CardRemoved | EvidenceSaved
     | ButtonPressed | CutCard | ShoePresence | ShoeCardDrawn | ShoeLink
     | DealerOperation | JackpotMeter | TableState | FlagRaised | CoupSettled | Refused | Heartbeat
 )

@@ -1,0 +1,304 @@
+"""The tracker: sequences of per-frame observations in, table events out."""
+
+from __future__ import annotations
+
+import pytest
+
+from controller.bus.schema import (
+    ButtonPressed,
+    CardExposed,
+    CardIdentified,
+    CardPlaced,
+    CardRemoved,
+    CardsLifted,
+    ChipsChanged,
+    Envelope,
+)
+from controller.engine import Referee
+from controller.rules.cards import full_deck
+from controller.rules.operations import Box
+from tests.tables import rules_for
+from vision.tracker import Observation, Tracker, TrackerConfig, rules_card
+
+STEP_MS = 100  # 10 frames a second
+CONFIG = TrackerConfig(steady_frames=4, steady_ms=300, gone_frames=6, gone_ms=1500, forget_ms=500, match_mm=20)
+
+
+def back(seat: int, x: float, y: float = 400.0) -> Observation:
+    return Observation(seat, "cards", "card_back", "BACK", x, y, 0.9)
+
+
+def face(seat: int, label: str, x: float, y: float = 400.0) -> Observation:
+    return Observation(seat, "cards", "card_face", label, x, y, 0.9)
+
+
+def chip(seat: int, area: str, cents: int, x: float = 100.0, y: float = 600.0) -> Observation:
+    return Observation(seat, area, "chip", cents, x, y, 0.9)
+
+
+class Feed:
+    """Plays frames into a tracker at a steady rate and keeps what each frame returned."""
+
+    def __init__(self, tracker: Tracker | None = None, step_ms: int = STEP_MS) -> None:
+        self.tracker = tracker or Tracker(CONFIG)
+        self.t = 0
+        self.step_ms = step_ms
+        self.per_frame: list[list[object]] = []
+
+    def frames(self, count: int, observations: list[Observation] = (), occluded=()) -> list[object]:
+        events = []
+        for _ in range(count):
+            out = self.tracker.track(self.t, list(observations), occluded)
+            self.per_frame.append(out)
+            events += out
+            self.t += self.step_ms
+        return events
+
+
+def test_a_card_counts_after_n_frames_spanning_m_ms():
+    feed = Feed()
+    assert feed.frames(3, [back(3, 500)]) == []
+    assert feed.frames(1, [back(3, 500)]) == [CardPlaced(3, None, False, 1)]
+    assert feed.frames(20, [back(3, 500)]) == []  # counted once
+
+    fast = Feed(step_ms=10)  # at 100 frames a second, 4 frames are not yet 300 ms
+    events = fast.frames(31, [back(3, 500)])
+    assert events == [CardPlaced(3, None, False, 1)]
+    assert fast.per_frame[-1] == events  # settled at the frame reaching 300 ms, not before
+
+
+def test_a_flicker_and_a_card_carried_past_never_count():
+    feed = Feed()
+    assert feed.frames(1, [back(2, 700)]) == []
+    assert feed.frames(6, []) == []  # unseen for 600 ms > forget_ms
+    assert feed.frames(3, [back(2, 700)]) == []  # the first sighting was forgotten: 3 frames so far
+    assert feed.frames(1, [back(2, 700)]) == [CardPlaced(2, None, False, 1)]
+    # a card held in the croupier's hand over seat 5: its zone is occluded, so nothing there counts
+    assert feed.frames(10, [face(5, "QH", 300)], occluded=[(5, "cards")]) == []
+
+
+def test_identity_is_the_majority_of_the_steady_frames():
+    feed = Feed()
+    reads = ["AS", "AS", "4S", "AS"]
+    events = []
+    for label in reads:
+        events += feed.frames(1, [face(0, label, 900)])
+    assert events == [CardPlaced(0, "As", True, 1)]
+    feed.tracker.new_coup()
+    events = []
+    for obs in [face(1, "10H", 1500), back(1, 1500), face(1, "10H", 1500), face(1, "10H", 1500)]:
+        events += feed.frames(1, [obs])
+    assert events == [CardPlaced(1, "Th", True, 1)]
+
+
+def test_face_and_back_tied_read_as_face_down():
+    feed = Feed()
+    events = []
+    for obs in [face(4, "KD", 800), back(4, 800), face(4, "KD", 800), back(4, 800)]:
+        events += feed.frames(1, [obs])
+    assert events == [CardPlaced(4, None, False, 1)]
+
+
+def test_order_of_arrival_across_seats_and_staggered_cards_in_a_hand():
+    feed = Feed()
+    table: list[Observation] = []
+    events = []
+    for obs in [back(1, 1500), back(2, 1200), face(0, "7C", 900), back(1, 1540)]:  # seat 1's 2nd card is 40 mm on
+        table.append(obs)
+        events += feed.frames(2, table)
+    events += feed.frames(10, table)
+    assert events == [CardPlaced(1, None, False, 1), CardPlaced(2, None, False, 2), CardPlaced(0, "7c", True, 3),
+                      CardPlaced(1, None, False, 4)]
+
+
+def test_cards_settling_in_the_same_frame_are_ordered_by_first_sight():
+    feed = Feed()
+    events = feed.frames(1, [back(6, 400)])
+    # seat 2's card is seen later but lost no frame: both settle in the same frame at the latest
+    events += feed.frames(1, [back(2, 1200)], occluded=[(6, "cards")])
+    events += feed.frames(6, [back(6, 400), back(2, 1200)])
+    assert sorted((e.order, e.position) for e in events) == [(1, 6), (2, 2)]
+
+
+def test_a_hand_passing_over_the_cards_removes_nothing():
+    feed = Feed()
+    cards = [back(3, 500), back(3, 540), face(0, "9D", 900)]
+    feed.frames(5, cards)
+    # an arm over seat 3 and the dealer for 5 s: the cards are not seen, the zones are marked occluded
+    assert feed.frames(50, [], occluded=[(3, "cards"), (0, "cards")]) == []
+    # the arm goes; the detector sees only one card for a second, then all of them again
+    assert feed.frames(10, [back(3, 500)]) == []
+    assert feed.frames(20, cards) == []
+    # an arm the occlusion detector missed, gone again within the steady period, removes nothing either
+    assert feed.frames(14, []) == []
+    assert feed.frames(5, cards) == []
+
+
+def test_a_players_card_gone_during_the_deal_is_him_looking_and_it_comes_back_the_same():
+    feed = Feed(Tracker(CONFIG, dealing=True))
+    feed.frames(5, [back(5, 600), back(5, 640)])
+    assert feed.frames(5, [back(5, 600)]) == []  # missing for only 0.5 s
+    events = feed.frames(15, [back(5, 600)])
+    assert events == [CardsLifted(5)]
+    assert feed.frames(20, [back(5, 600), back(5, 640)]) == []  # put back: the same card, not a new one
+    assert feed.frames(20, [back(5, 600), back(5, 640), back(5, 680)]) == [CardPlaced(5, None, False, 3)]
+
+
+def test_after_the_deal_a_discard_is_removed_and_the_bought_card_takes_its_place():
+    feed = Feed(Tracker(CONFIG, dealing=True))
+    hand = [back(2, 1200 + 40 * i) for i in range(5)]
+    feed.frames(5, hand)
+    feed.tracker.set_phase(False)
+    without_third = hand[:2] + hand[3:]
+    assert feed.frames(20, without_third) == [CardRemoved(2, 2)]
+    assert feed.frames(10, [*without_third, face(2, "JS", 1280)]) == [CardPlaced(2, "Js", True, 6)]
+    # at the showdown the croupier turns the hand face up in place: the bought card is index 2, known already
+    shown = [face(2, label, 1200 + 40 * i) for i, label in enumerate(["2C", "3C", "JS", "5C", "6C"])]
+    events = feed.frames(10, shown)
+    assert events == [CardIdentified(2, 0, "2c"), CardIdentified(2, 1, "3c"), CardIdentified(2, 3, "5c"),
+                      CardIdentified(2, 4, "6c")]
+
+
+def test_a_whole_hand_gone_after_the_deal_comes_back_as_the_same_cards():
+    feed = Feed()
+    feed.tracker.set_phase(True)
+    feed.frames(5, [back(0, 900), back(0, 940)])
+    feed.tracker.set_phase(False)
+    assert feed.frames(20, []) == [CardRemoved(0, 0), CardRemoved(0, 1)]
+    # the croupier picked the dealer's hand up and lays it back face up, elsewhere in the zone
+    events = feed.frames(10, [face(0, "AH", 1000), face(0, "KH", 1040)])
+    assert all(isinstance(e, CardIdentified) for e in events)
+    assert sorted(e.index for e in events) == [0, 1] and sorted(e.card for e in events) == ["Ah", "Kh"]
+
+
+def test_a_card_turned_face_up_is_exposed_during_the_deal_and_identified_after():
+    feed = Feed(Tracker(CONFIG, dealing=True))
+    feed.frames(5, [back(4, 700), back(4, 740)])
+    assert feed.frames(1, [back(4, 700), face(4, "KD", 740)]) == []  # one misread frame turns nothing
+    assert feed.frames(5, [back(4, 700), back(4, 740)]) == []
+    assert feed.frames(5, [back(4, 700), face(4, "KD", 740)]) == [CardExposed(4, 1)]
+    assert feed.frames(5, [back(4, 700), back(4, 740)]) == []  # turned back over: nothing to say
+    feed.tracker.set_phase(False)
+    reads = ["KD", "KD", "KH", "KD", "KD"]
+    events = []
+    for label in reads:
+        events += feed.frames(1, [face(4, "3S", 700), face(4, label, 740)])
+    assert events == [CardIdentified(4, 0, "3s"), CardIdentified(4, 1, "Kd")]
+
+
+def test_chip_totals_are_reported_once_steady():
+    feed = Feed()
+    assert feed.frames(3, [chip(3, "ante", 500)]) == []
+    assert feed.frames(1, [chip(3, "ante", 500)]) == [ChipsChanged(3, "ante", 500)]
+    # one frame where a chip is misread, and a second chip being laid under the croupier's hand
+    assert feed.frames(1, [chip(3, "ante", 500), chip(3, "ante", 2500, 110)]) == []
+    assert feed.frames(10, [chip(3, "ante", 500), chip(3, "ante", 2500, 110)], occluded=[(3, "ante")]) == []
+    assert feed.frames(2, [chip(3, "ante", 500)]) == []
+    events = feed.frames(6, [chip(3, "ante", 500), chip(3, "ante", 1000, 110), chip(3, "raise", 1000, 200)])
+    assert events == [ChipsChanged(3, "ante", 1500), ChipsChanged(3, "raise", 1000)]
+    assert feed.frames(10, []) == [ChipsChanged(3, "ante", 0), ChipsChanged(3, "raise", 0)]
+
+
+def test_new_coup_restarts_the_order_and_ignores_the_last_coups_cards_still_on_the_felt():
+    feed = Feed(Tracker(CONFIG, dealing=True))
+    old = [back(1, 1500), back(1, 1540)]
+    assert len(feed.frames(10, old)) == 2
+    feed.tracker.follow({"phase": "paying", "coup": 1})
+    feed.tracker.follow({"phase": "betting", "coup": 2})
+    assert feed.tracker.dealing is False
+    assert feed.frames(10, old) == []  # not new cards
+    assert feed.frames(20, []) == []  # collected: nothing to report
+    feed.tracker.follow({"phase": "dealing", "coup": 2})
+    assert feed.frames(10, [back(3, 500)]) == [CardPlaced(3, None, False, 1)]
+    assert feed.frames(10, [back(3, 500)], occluded=[(3, "cards")]) == []
+    # the index restarted too: the first card of seat 3 in this coup is index 0
+    assert feed.frames(10, [face(3, "5H", 500)]) == [CardExposed(3, 0)]
+
+
+def test_weak_detections_are_ignored():
+    feed = Feed()
+    assert feed.frames(10, [Observation(3, "cards", "card_back", "BACK", 500, 400, 0.1)]) == []
+
+
+def test_rules_card_spelling():
+    assert [rules_card(x) for x in ("AS", "10H", "2C", "QD")] == ["As", "Th", "2c", "Qd"]
+    with pytest.raises(ValueError, match="'1H'"):
+        rules_card("1H")
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    ((3, "cards", "card_up", "AS"), "kind 'card_up'"),
+    ((9, "cards", "card_back", "BACK"), "seat must be 1..7"),
+    ((0, "ante", "chip", 500), "chips are tracked in a seat's"),
+    ((3, "ante", "chip", "500"), "value in cents"),
+    ((3, "ante", "card_face", "AS"), "cards areas only"),
+    ((3, "cards", "card_face", "As"), "'As' is not a card"),
+    ((3, "cards", "card_back", "AS"), "card_back's label"),
+])
+def test_bad_observations_are_refused_by_name(args, message):
+    with pytest.raises(ValueError, match=message):
+        Observation(*args, 10.0, 10.0, 0.9)
+
+
+def test_bad_frames_and_settings_are_refused():
+    tracker = Tracker(CONFIG)
+    tracker.track(1000, [])
+    with pytest.raises(ValueError, match="frame time went back: 900 ms after 1000 ms"):
+        tracker.track(900, [])
+    with pytest.raises(ValueError, match="occluded zone 'seat.3.cards'"):
+        tracker.track(1100, [], ["seat.3.cards"])
+    with pytest.raises(ValueError, match="steady_frames"):
+        TrackerConfig(steady_frames=0)
+    with pytest.raises(ValueError, match="without a phase"):
+        tracker.follow({"phase": "dealing"})
+
+
+def test_the_engine_takes_a_tracked_coup_as_dealt():
+    """The tracker's events, fed to the engine's referee, make the coup the camera saw: every event accepted."""
+    referee = Referee(rules_for())
+    table = referee.table
+    table.open_session(0, full_deck())
+    for seat in (1, 2):
+        table.sit_down(0, seat)
+    tracker = Tracker(CONFIG)
+    feed = Feed(tracker)
+    refused = []
+
+    def play(count: int, observations: list[Observation], occluded=()) -> None:
+        for _ in range(count):
+            for body in tracker.track(feed.t, observations, occluded):
+                assert not isinstance(body, CardRemoved)
+                outcome = referee.handle(Envelope("vision", 1, 0, feed.t * 1_000_000, body))
+                refused.extend([outcome.refused] if outcome.refused else [])
+            tracker.follow(referee.state())
+            feed.t += STEP_MS
+
+    felt = [chip(1, "ante", 1000, 1500, 600), chip(2, "ante", 500, 1200, 600), chip(2, "ante", 500, 1210, 600)]
+    play(6, felt)
+    referee.handle(Envelope("sensor", 1, 0, feed.t * 1_000_000, ButtonPressed("no_more_bets")))
+    table.shuffle(table.log[-1].t)
+    table.offer_cut(table.log[-1].t, 1, True)
+    tracker.follow(referee.state())
+    assert tracker.dealing
+    hands = {1: ["2C", "3C", "4C", "5C", "7D"], 2: ["2H", "3H", "4H", "5H", "7S"], 0: ["AS", "KS", "QS", "JS", "9S"]}
+    x0 = {1: 1500, 2: 1200, 0: 900}
+    for round_ in range(5):
+        for position in (1, 2, 0):
+            x = x0[position] + 40 * round_
+            dealer_fifth = position == 0 and round_ == 4
+            felt.append(face(position, hands[position][round_], x) if dealer_fifth else back(position, x))
+            play(2, felt, occluded=[(position, "cards")])  # the croupier's hand lays the card
+            play(6, felt)
+    referee.handle(Envelope("sensor", 1, 0, feed.t * 1_000_000, ButtonPressed("end_of_deal")))
+    tracker.follow(referee.state())
+    assert not tracker.dealing
+    # seat 1 shows his hand: turned face up in place
+    shown = [face(1, label, x0[1] + 40 * i) for i, label in enumerate(hands[1])]
+    felt = [o for o in felt if (o.seat, o.area) != (1, "cards")] + shown
+    play(6, felt)
+    assert refused == []
+    assert [str(c) for c in table.seats[1].hand.cards] == ["2c", "3c", "4c", "5c", "7d"]
+    assert table.seats[2].hand.cards == [None] * 5
+    assert table.hand_of(0).cards[:4] == [None] * 4 and str(table.hand_of(0).cards[4]) == "9s"
+    assert table.seats[2].bets[Box.ANTE] == 1000
+    assert table.coup.deal_in_order and not table.coup_flags()

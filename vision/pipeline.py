@@ -1,0 +1,183 @@
+"""The vision process (``stud-table vision``): camera -> calibrated felt -> detector + identifier -> tracker -> bus.
+
+- Frames come from ``vision.capture`` (a V4L2 device, a file, a stream, picamera2, or the virtual table's camera);
+  the grabber keeps only the newest, so a slow frame drops the ones behind it instead of queueing them. When the
+  camera drops out or comes back, ``CameraStatus`` goes on the bus.
+- The calibration (``stud-table calibrate``) maps the frame to the felt; when the table has none yet, the first frame
+  where the markers are seen makes one, saved where the configuration says.
+- The tracker follows the engine's state (``core.state``) for the phase and the coup, and its events go on the bus
+  as ``vision.card`` / ``vision.chips``.
+- For each flag the engine raises (``core.flag``), the newest frame is written as evidence (boxes and zones drawn,
+  the flagged seat's zones in red) and announced with ``EvidenceSaved``; the engine files it under the flag.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import zmq
+
+from controller.bus.schema import CameraStatus, EvidenceSaved, FlagRaised, TableState
+from controller.bus.transport import Publisher, Subscriber
+from controller.config import TableConfig
+from vision.calibrate import Calibration, CalibrationError, calibrate, load_calibration, save_calibration
+from vision.capture import Frame, FrameGrabber
+from vision.evidence import draw_evidence, save_evidence
+from vision.layout import DEFAULT_LAYOUT, Layout, load_layout
+from vision.table_reader import FrameReading, TableReader
+from vision.tracker import TOPICS, Observation, Tracker
+
+log = logging.getLogger(__name__)
+
+
+def observations(reading: FrameReading) -> tuple[list[Observation], list[tuple[int, str]]]:
+    """The reader's zone observations in the tracker's terms (chips labelled by their value in cents)."""
+    found = []
+    for seen in reading.observations:
+        if seen.area == "paying" or (seen.kind == "chip") != (seen.area != "cards"):
+            continue  # cards in a bet zone or chips on a card zone: not what those zones hold
+        label: str | int = int(seen.label) if seen.kind == "chip" else seen.label
+        if seen.kind == "card_face" and label in ("BACK", "JOKER"):
+            continue
+        found.append(Observation(seen.seat, seen.area, seen.kind, label, seen.x_mm, seen.y_mm, seen.confidence))
+    occluded = []
+    for name in reading.occluded:
+        parts = name.split(".")
+        if parts[0] == "seat":
+            occluded.append((int(parts[1]), parts[2]))
+        elif parts[0] == "dealer":
+            occluded.append((0, parts[1]))
+    return found, occluded
+
+
+@dataclass
+class VisionStats:
+    frames: int = 0
+    events: int = 0
+    evidence: int = 0
+    read_seconds: float = 0.0
+
+
+class VisionProcess:
+    def __init__(self, config: TableConfig, context: zmq.Context, reader_factory=None) -> None:
+        self.config = config
+        self.layout: Layout = load_layout(config.camera_layout or DEFAULT_LAYOUT)
+        self.calibration_path = config.camera_calibration or config.source.parent / "calibration.json"
+        self.calibration: Calibration | None = None
+        if self.calibration_path.exists():
+            self.calibration = load_calibration(self.calibration_path)
+        self._reader_factory = reader_factory or (lambda layout, cal: TableReader(layout, cal.table_to_image))
+        self.reader: TableReader | None = None
+        self.tracker = Tracker()
+        self.publisher = Publisher(context, config.bus_publish, "vision", heartbeat_topic="vision.heartbeat")
+        self.subscriber = Subscriber(context, config.bus_subscribe, ("core.state", "core.flag"))
+        self.stats = VisionStats()
+        self._status: queue.Queue[tuple[bool, str]] = queue.Queue()  # from the grabber's thread
+        self._last: tuple[Frame, FrameReading] | None = None
+        self._stopping = False
+        self.grabber = FrameGrabber(config.camera_source, on_status=lambda online, detail:
+                                    self._status.put((online, detail)))
+
+    def stop(self) -> None:
+        self._stopping = True
+
+    def run(self) -> None:
+        while not self._stopping:
+            self.step(0.2)
+
+    def step(self, timeout_s: float) -> None:
+        self._publish_status()
+        self._follow_engine()
+        frame = self.grabber.latest(timeout_s)
+        if frame is not None:
+            self.process(frame)
+
+    def _publish_status(self) -> None:
+        while True:
+            try:
+                online, detail = self._status.get_nowait()
+            except queue.Empty:
+                return
+            log.warning("vision: camera %s (%s)", "online" if online else "OFFLINE", detail)
+            self.publisher.publish("vision.camera", CameraStatus(online, detail))
+
+    def _follow_engine(self) -> None:
+        while (message := self.subscriber.receive(0)) is not None:
+            body = message[1].body
+            if isinstance(body, TableState):
+                try:
+                    self.tracker.follow(body.state)
+                except ValueError as error:
+                    log.error("vision: %s", error)
+            elif isinstance(body, FlagRaised):
+                self.write_evidence(body)
+
+    def _ensure_reader(self, image: np.ndarray) -> bool:
+        if self.reader is not None:
+            return True
+        if self.calibration is None or self.calibration.image_size != (image.shape[1], image.shape[0]):
+            try:
+                self.calibration = calibrate(image, self.layout, created=time.strftime("%Y-%m-%dT%H:%M:%S"))
+            except CalibrationError as error:
+                self.publisher.publish("vision.camera", CameraStatus(True, f"not calibrated: {error}"))
+                return False
+            save_calibration(self.calibration, self.calibration_path)
+            log.info("vision: calibrated on the first frame (RMS %.2f mm, markers %s) -> %s",
+                     self.calibration.rms_mm, list(self.calibration.markers), self.calibration_path)
+        self.reader = self._reader_factory(self.layout, self.calibration)
+        return True
+
+    def process(self, frame: Frame) -> list[object]:
+        if not self._ensure_reader(frame.image):
+            return []
+        assert self.reader is not None
+        started = time.perf_counter()
+        reading = self.reader.read(frame.image)
+        self.stats.read_seconds += time.perf_counter() - started
+        self.stats.frames += 1
+        self._last = (frame, reading)
+        found, occluded = observations(reading)
+        events = self.tracker.track(frame.t_ms, found, occluded)
+        for event in events:
+            self.publisher.publish(TOPICS[type(event)], event)
+            self.stats.events += 1
+        return events
+
+    def write_evidence(self, flag: FlagRaised) -> None:
+        if self._last is None or self.calibration is None:
+            log.warning("vision: no frame to file as evidence for flag %s", flag.kind)
+            return
+        frame, reading = self._last
+        highlight = [z.name for z in self.layout.zones if flag.seat is not None and z.seat == flag.seat]
+        image = draw_evidence(frame.image, self.layout, self.calibration, reading.observations, highlight)
+        digest, path = save_evidence(image, self.config.evidence_dir)
+        self.publisher.publish("vision.evidence", EvidenceSaved(digest, path.name, "image/jpeg", flag.event_id,
+                                                                f"{flag.kind}: frame {frame.number}"))
+        self.stats.evidence += 1
+
+    def close(self) -> None:
+        self.grabber.close()
+        self.publisher.close()
+        self.subscriber.close()
+
+
+def cmd_vision(config: TableConfig) -> int:
+    import signal
+
+    context = zmq.Context.instance()
+    process = VisionProcess(config, context)
+    signal.signal(signal.SIGTERM, lambda *_: process.stop())
+    signal.signal(signal.SIGINT, lambda *_: process.stop())
+    try:
+        process.run()
+    finally:
+        log.info("vision: %d frames, %.3f s per frame read, %d events, %d evidence images", process.stats.frames,
+                 process.stats.read_seconds / max(1, process.stats.frames), process.stats.events,
+                 process.stats.evidence)
+        process.close()
+    return 0
+

@@ -1,0 +1,196 @@
+"""One overhead frame -> what lies in each zone of the felt, in table millimetres.
+
+The felt's geometry is known (layout + calibration), so the detector never looks at the whole frame: each seat's
+zones, and the dealer's area, are rectified from the full-resolution frame into one small upright square crop, and
+the crops go through the detector in one batch. A card found face up is then rectified again, from the full frame,
+into the identifier's square crop. Chips are valued by the colour of their face (``vision.chips``).
+
+This is what makes the pipeline fast on a Pi and accurate on small, far cards: at 1920x1080 a card is about 60 px
+long in the frame, hopeless for a detector that shrinks the whole frame to 256-640 px, but 70 px long in a seat's
+256 px crop.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.chips import CHIP_SET
+from vision.common import MODELS
+from vision.identify import identify, load_identifier
+from vision.layout import DEALER, Layout, Zone
+from vision.onnx_detector import ONNX_PATH, OnnxDetector
+
+#: Side of a seat's region (mm): its card zone and its four bet zones.
+SEAT_REGION_MM = 360.0
+#: The dealer's region (mm): his card area and the paying strip.
+DEALER_REGION_MM = 420.0
+#: An identifier crop is this much larger than the card, as in training (vision.identify.square_crop).
+CROP_MARGIN = 1.25
+
+
+@dataclass(frozen=True)
+class Region:
+    """A square of the felt rectified into one detector crop."""
+
+    seat: int
+    centre: tuple[float, float]
+    side_mm: float
+    angle: float  # degrees, as Zone.angle: the crop's x axis runs along the seat's card zone
+
+    def crop_to_table(self, pixels: int) -> np.ndarray:
+        """3x3 matrix: crop pixel (u, v, 1) -> table mm (x, y, 1)."""
+        scale = self.side_mm / pixels
+        a = math.radians(self.angle)
+        ex = np.array([math.cos(a), -math.sin(a)]) * scale
+        ey = np.array([math.sin(a), math.cos(a)]) * scale
+        origin = np.array(self.centre) - (ex + ey) * pixels / 2
+        return np.array([[ex[0], ey[0], origin[0]], [ex[1], ey[1], origin[1]], [0, 0, 1]])
+
+
+@dataclass(frozen=True)
+class ZoneObservation:
+    """One object seen in a zone of the felt."""
+
+    seat: int  # 1..7, 0 for the dealer (and the paying strip)
+    area: str  # cards, ante, raise, bonus, jackpot, paying
+    kind: str  # card_face, card_back, chip
+    label: str  # a card ("AS", "10H"), "BACK", or a chip's value in cents ("500")
+    x_mm: float
+    y_mm: float
+    confidence: float
+    #: the object's outline in the frame's pixels (4 x 2), for evidence images
+    outline_px: tuple[tuple[float, float], ...]
+
+    @property
+    def box(self) -> tuple[float, float, float, float]:
+        """The outline's bounding box in frame pixels (x1, y1, x2, y2)."""
+        xs, ys = [p[0] for p in self.outline_px], [p[1] for p in self.outline_px]
+        return min(xs), min(ys), max(xs), max(ys)
+
+
+@dataclass(frozen=True)
+class FrameReading:
+    observations: tuple[ZoneObservation, ...]
+    #: zones where something (an arm, a hand) covers the felt: absence there proves nothing
+    occluded: frozenset[str]
+
+
+def seat_regions(layout: Layout) -> list[Region]:
+    regions = []
+    for seat in layout.seats():
+        # centred between the card zone and the ante, which lie at the two ends of the seat's zones
+        cards, ante = layout.zone(seat, "cards"), layout.zone(seat, "ante")
+        centre = ((cards.centre[0] + ante.centre[0]) / 2, (cards.centre[1] + ante.centre[1]) / 2)
+        regions.append(Region(seat, centre, SEAT_REGION_MM, cards.angle))
+    dealer = [z for z in layout.zones if z.seat == DEALER]
+    centre = (float(np.mean([z.centre[0] for z in dealer])), float(np.mean([z.centre[1] for z in dealer])))
+    regions.append(Region(DEALER, centre, DEALER_REGION_MM, 0.0))
+    return regions
+
+
+def _skin_mask(crop_bgr: np.ndarray) -> np.ndarray:
+    """Skin-coloured pixels (arms, hands): a wide HSV/YCrCb band, which green felt, cards and chips fall outside."""
+    ycrcb = cv2.cvtColor(crop_bgr, cv2.COLOR_BGR2YCrCb)
+    return cv2.inRange(ycrcb, (40, 138, 77), (250, 175, 127)) > 0
+
+
+class TableReader:
+    """Detector + identifier + chip colours over a calibrated frame."""
+
+    def __init__(self, layout: Layout, table_to_image: np.ndarray, detector: OnnxDetector | None = None,
+                 identifier: Path = MODELS / "card_identifier.pt", detector_path: Path = ONNX_PATH,
+                 occlusion_share: float = 0.12, tta: bool = True) -> None:
+        self.layout = layout
+        self.table_to_image = np.asarray(table_to_image, dtype=np.float64)
+        self.detector = detector or OnnxDetector(detector_path)
+        self.size = self.detector.imgsz
+        self.net, self.classes, self.id_crop = load_identifier(identifier)
+        self.tta = tta
+        self.occlusion_share = occlusion_share
+        self.regions = seat_regions(layout)
+        self._crop_to_image = [self.table_to_image @ r.crop_to_table(self.size) for r in self.regions]
+        self._zone_masks = [self._masks(r) for r in self.regions]
+        lab = cv2.cvtColor(np.array([[k.colour[::-1] for k in CHIP_SET]], np.uint8), cv2.COLOR_BGR2LAB)
+        self._chip_lab = lab[0].astype(np.float32)
+
+    def _masks(self, region: Region) -> list[tuple[Zone, np.ndarray]]:
+        """Each zone of the region's seat as a boolean mask over the crop."""
+        to_crop = np.linalg.inv(region.crop_to_table(self.size))
+        masks = []
+        for zone in self.layout.zones:
+            if zone.seat != region.seat:
+                continue
+            pts = cv2.perspectiveTransform(zone.outline()[None].astype(np.float64), to_crop)[0]
+            mask = np.zeros((self.size, self.size), np.uint8)
+            cv2.fillPoly(mask, [np.round(pts).astype(np.int32)], 1)
+            masks.append((zone, mask > 0))
+        return masks
+
+    def crops(self, frame_bgr: np.ndarray) -> list[np.ndarray]:
+        """The upright detector crop of each region, rectified from the frame."""
+        return [cv2.warpPerspective(frame_bgr, m, (self.size, self.size), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
+                                    borderMode=cv2.BORDER_CONSTANT) for m in self._crop_to_image]
+
+    def read(self, frame_bgr: np.ndarray) -> FrameReading:
+        crops = self.crops(frame_bgr)
+        found = self.detector.detect(crops)
+        observations: list[ZoneObservation] = []
+        occluded: set[str] = set()
+        cards_to_identify: list[tuple[int, np.ndarray, float, tuple[float, float], Zone, float]] = []
+        for region, crop, boxes, masks, to_image in zip(self.regions, crops, found, self._zone_masks,
+                                                       self._crop_to_image, strict=True):
+            skin = _skin_mask(crop)
+            for zone, mask in masks:
+                if skin[mask].mean() > self.occlusion_share:
+                    occluded.add(zone.name)
+            to_table = region.crop_to_table(self.size)
+            for box in boxes:
+                centre = to_table @ [(box.x1 + box.x2) / 2, (box.y1 + box.y2) / 2, 1]
+                zone = self.layout.zone_at(centre[0], centre[1])
+                if zone is None or zone.seat != region.seat:
+                    continue  # off the zones, or seen again in a neighbour's crop
+                corners = np.array([[box.x1, box.y1], [box.x2, box.y1], [box.x2, box.y2], [box.x1, box.y2]])
+                outline = cv2.perspectiveTransform(corners[None], to_image)[0]
+                outline_px = tuple((float(x), float(y)) for x, y in outline)
+                if box.kind == "chip":
+                    label = str(self._chip_value(crop, box))
+                    observations.append(ZoneObservation(zone.seat, zone.area, "chip", label, centre[0], centre[1],
+                                                        box.confidence, outline_px))
+                    continue
+                side_mm = max(box.x2 - box.x1, box.y2 - box.y1) * region.side_mm / self.size
+                card_crop = self._card_crop(frame_bgr, (centre[0], centre[1]), side_mm * CROP_MARGIN, region.angle)
+                cards_to_identify.append((len(observations), card_crop, box.confidence, (centre[0], centre[1]),
+                                          zone, 0.0))
+                observations.append(ZoneObservation(zone.seat, zone.area, box.kind, "", centre[0], centre[1],
+                                                    box.confidence, outline_px))
+        if cards_to_identify:
+            probs = identify(self.net, np.stack([c[1][..., ::-1] for c in cards_to_identify]), self.tta)
+            for (index, _crop, confidence, _centre, _zone, _), p in zip(cards_to_identify, probs, strict=True):
+                best = int(p.argmax())
+                label = self.classes[best]
+                old = observations[index]
+                kind = "card_back" if label == "BACK" else "card_face"
+                observations[index] = ZoneObservation(old.seat, old.area, kind, label, old.x_mm, old.y_mm,
+                                                      confidence * float(p[best]), old.outline_px)
+        return FrameReading(tuple(observations), frozenset(occluded))
+
+    def _card_crop(self, frame_bgr: np.ndarray, centre: tuple[float, float], side_mm: float,
+                   angle: float) -> np.ndarray:
+        region = Region(DEALER, centre, side_mm, angle)
+        m = self.table_to_image @ region.crop_to_table(self.id_crop)
+        return cv2.warpPerspective(frame_bgr, m, (self.id_crop, self.id_crop),
+                                   flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
+
+    def _chip_value(self, crop_bgr: np.ndarray, box) -> int:
+        """The denomination whose face colour is nearest (Lab) to the chip's centre."""
+        cx, cy = (box.x1 + box.x2) / 2, (box.y1 + box.y2) / 2
+        r = max(2.0, min(box.x2 - box.x1, box.y2 - box.y1) / 4)
+        patch = crop_bgr[int(cy - r):int(cy + r) + 1, int(cx - r):int(cx + r) + 1]
+        lab = cv2.cvtColor(np.median(patch.reshape(-1, 3), 0).astype(np.uint8)[None, None], cv2.COLOR_BGR2LAB)
+        distance = ((self._chip_lab - lab[0, 0].astype(np.float32)) ** 2).sum(1)
+        return CHIP_SET[int(distance.argmin())].cents

@@ -1,0 +1,385 @@
+"""From per-frame detections to table events: cards placed, turned, lifted or removed, and chip totals changed.
+
+Pure logic: no I/O and no clock. Each frame comes with its time in milliseconds and its observations (detections
+already mapped to a seat's zone in table millimetres); ``track`` returns the events that frame settles.
+
+Why it debounces: the detector sees a card in a few frames before the croupier's hand has left it, misreads a
+rank now and then, and loses cards under arms and hands. So
+
+- a card counts once it has been seen in ``steady_frames`` frames spanning ``steady_ms``; its face (up or down)
+  and its identity are the majority over those frames, so a single misread never reaches the bus;
+- a card only counts as gone after it has been missing for ``gone_frames`` frames spanning ``gone_ms`` *while its
+  zone was visible*; a frame that marks the zone occluded (an arm over the felt) restarts that count, so a hand
+  passing over the cards never removes them;
+- a zone's chip total is reported once the new total has held for the same steady period.
+
+Cards of a hand are matched frame to frame by position (they are laid slightly staggered, overlapping). The index
+of a card in its hand is its place in the order the hand received it, as the engine's hand has it.
+
+Cards that leave the felt: during the deal a player's card that goes is a player looking (``CardsLifted``); after
+the deal it is ``CardRemoved``. A whole hand that goes is
+taken as lifted, so cards coming back to it are the same cards (turned face up at the showdown, perhaps), not new
+ones; a single card gone after the deal is a discard, and the card that comes next takes its place in the hand
+(the engine's bought card does the same).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from controller.bus.schema import (
+    Body,
+    CardExposed,
+    CardIdentified,
+    CardPlaced,
+    CardRemoved,
+    CardsLifted,
+    ChipsChanged,
+)
+from vision.common import CARDS
+from vision.layout import DEALER
+
+KINDS = ("card_face", "card_back", "chip")
+BETTING_AREAS = ("ante", "raise", "bonus", "jackpot")
+BACK = "BACK"
+#: Bus topics of the tracker's events.
+TOPICS = {CardPlaced: "vision.card", CardIdentified: "vision.card", CardExposed: "vision.card",
+          CardsLifted: "vision.card", CardRemoved: "vision.card", ChipsChanged: "vision.chips"}
+
+ZoneKey = tuple[int, str]  # (seat, area): (3, "cards"), (0, "cards") for the dealer, (5, "ante")...
+
+
+def rules_card(label: str) -> str:
+    """The vision models' spelling ``AS``, ``10H`` in the rules' form ``As``, ``Th``."""
+    if label not in CARDS:
+        raise ValueError(f"unknown card label {label!r}: expected one of AS..KS as the vision models spell them")
+    rank, suit = label[:-1], label[-1]
+    return ("T" if rank == "10" else rank) + suit.lower()
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One detection in one frame: a card face, a card back or a chip, already placed in a seat's zone."""
+
+    seat: int  # 1..7, 0 for the dealer
+    area: str  # cards for card kinds; ante, raise, bonus or jackpot for chips
+    kind: str  # card_face, card_back or chip
+    label: str | int  # card_face: "AS", "10H"...; card_back: "BACK"; chip: its value in cents
+    x_mm: float
+    y_mm: float
+    confidence: float = 1.0
+
+    def __post_init__(self) -> None:
+        where = f"observation at seat {self.seat!r} area {self.area!r}"
+        if self.kind not in KINDS:
+            raise ValueError(f"{where}: kind {self.kind!r} is not one of {', '.join(KINDS)}")
+        if isinstance(self.seat, bool) or not isinstance(self.seat, int) or not 0 <= self.seat <= 7:
+            raise ValueError(f"{where}: seat must be 1..7, or 0 for the dealer")
+        if self.kind == "chip":
+            if self.seat == DEALER or self.area not in BETTING_AREAS:
+                raise ValueError(f"{where}: chips are tracked in a seat's {', '.join(BETTING_AREAS)} areas only")
+            if isinstance(self.label, bool) or not isinstance(self.label, int) or self.label <= 0:
+                raise ValueError(f"{where}: a chip's label is its value in cents (a positive int), got {self.label!r}")
+        else:
+            if self.area != "cards":
+                raise ValueError(f"{where}: cards are tracked in cards areas only")
+            if self.kind == "card_back" and self.label != BACK:
+                raise ValueError(f"{where}: a card_back's label is {BACK!r}, got {self.label!r}")
+            if self.kind == "card_face" and self.label not in CARDS:
+                raise ValueError(f"{where}: card label {self.label!r} is not a card (AS, 10H, ...)")
+        if not 0.0 <= self.confidence <= 1.0:
+            raise ValueError(f"{where}: confidence {self.confidence!r} is outside 0..1")
+
+
+Event = Body
+
+
+@dataclass(frozen=True)
+class TrackerConfig:
+    steady_frames: int = 4  # a card or a chip total counts once seen in this many frames...
+    steady_ms: int = 300  # ...spanning at least this long
+    gone_frames: int = 6  # a card is gone once missing, zone visible, in this many frames...
+    gone_ms: int = 1500  # ...spanning at least this long
+    forget_ms: int = 500  # a card not yet counted and unseen (zone visible) this long is forgotten
+    match_mm: float = 20.0  # a detection this close to a card's last position is that card
+    min_confidence: float = 0.3  # weaker detections are ignored
+
+    def __post_init__(self) -> None:
+        for name in ("steady_frames", "gone_frames"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"TrackerConfig.{name} must be at least 1, got {getattr(self, name)}")
+        for name in ("steady_ms", "gone_ms", "forget_ms"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"TrackerConfig.{name} must not be negative, got {getattr(self, name)}")
+        if self.match_mm <= 0:
+            raise ValueError(f"TrackerConfig.match_mm must be positive, got {self.match_mm}")
+
+
+@dataclass
+class _Run:
+    """Frames that support one reading: when it began, how many frames, and what they read."""
+
+    first_ms: int
+    last_ms: int
+    frames: int = 1
+    votes: Counter[str] = field(default_factory=Counter)
+
+    def add(self, t_ms: int, label: str | None = None) -> None:
+        self.frames += 1
+        self.last_ms = t_ms
+        if label is not None:
+            self.votes[label] += 1
+
+    def steady(self, frames: int, ms: int) -> bool:
+        return self.frames >= frames and self.last_ms - self.first_ms >= ms
+
+    def reading(self) -> tuple[bool, str | None]:
+        """(face up, identity) by majority; a tie between face and back reads as face down."""
+        faces = Counter({label: n for label, n in self.votes.items() if label != BACK})
+        face_up = sum(faces.values()) > self.votes[BACK]
+        return face_up, faces.most_common(1)[0][0] if face_up else None
+
+
+def _run(t_ms: int, label: str) -> _Run:
+    return _Run(t_ms, t_ms, 1, Counter([label]))
+
+
+CardState = Literal["present", "lifted", "removed"]
+
+
+@dataclass(eq=False)  # compared by identity: two cards may read alike
+class _Card:
+    index: int
+    x: float
+    y: float
+    face_up: bool
+    identity: str | None  # the vision label, once seen face up
+    reported: str | None  # the identity the engine was given (an exposure during the deal gives none)
+    state: CardState = "present"
+    missing: _Run | None = None  # the visible frames it has been missing in
+    turning: _Run | None = None  # frames showing the other face
+
+
+@dataclass(eq=False)
+class _Candidate:
+    x: float
+    y: float
+    seen: _Run
+    last_ms: int  # last time seen, occluded frames included: it keeps the candidate alive
+
+
+@dataclass
+class _Hand:
+    cards: list[_Card] = field(default_factory=list)
+    candidates: list[_Candidate] = field(default_factory=list)
+    #: cards of an earlier coup still on the felt: followed so they are never reported, dropped once gone
+    leftovers: list[_Card] = field(default_factory=list)
+
+
+@dataclass
+class _ChipZone:
+    reported: int = 0
+    pending: _Run | None = None
+    pending_total: int = 0
+
+
+class Tracker:
+    """Feed it every frame's observations with ``track``; it returns the events to publish."""
+
+    def __init__(self, config: TrackerConfig | None = None, dealing: bool = False) -> None:
+        self.config = config or TrackerConfig()
+        self.dealing = dealing
+        self._hands: dict[int, _Hand] = {}
+        self._chips: dict[ZoneKey, _ChipZone] = {}
+        self._order = 0
+        self._last_ms: int | None = None
+        self._coup: int | None = None
+
+    # --- what the engine tells it -------------------------------------------------
+
+    def set_phase(self, dealing: bool) -> None:
+        """During the deal a card seen face up is exposed (``CardExposed``) and a card gone is a player looking."""
+        self.dealing = dealing
+
+    def follow(self, state: Mapping[str, object]) -> None:
+        """Follow the engine's published state (``TableState.state``): its phase, and a new coup when it starts."""
+        phase, coup = state.get("phase"), state.get("coup")
+        if not isinstance(phase, str) or not isinstance(coup, int):
+            raise ValueError(f"table state without a phase and a coup number: phase={phase!r}, coup={coup!r}")
+        self.set_phase(phase == "dealing")
+        if self._coup is not None and coup != self._coup:
+            self.new_coup()
+        self._coup = coup
+
+    def new_coup(self) -> None:
+        """Forget the hands and start the order of arrival again; cards still on the felt are never reported."""
+        for hand in self._hands.values():
+            hand.leftovers += [card for card in hand.cards if card.state == "present"]
+            hand.cards.clear()
+            hand.candidates.clear()
+        self._order = 0
+
+    # --- frames ---------------------------------------------------------------------
+
+    def track(self, t_ms: int, observations: Iterable[Observation],
+              occluded_zones: Iterable[ZoneKey] = ()) -> list[Event]:
+        if self._last_ms is not None and t_ms < self._last_ms:
+            raise ValueError(f"frame time went back: {t_ms} ms after {self._last_ms} ms")
+        self._last_ms = t_ms
+        occluded = set(occluded_zones)
+        for key in occluded:
+            if not (isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], int) and isinstance(key[1], str)):
+                raise ValueError(f"occluded zone {key!r}: expected (seat, area) such as (3, 'cards')")
+        cards: dict[int, list[Observation]] = {}
+        chips: dict[ZoneKey, int] = {}
+        for obs in observations:
+            if obs.confidence < self.config.min_confidence:
+                continue
+            if obs.kind == "chip":
+                chips[(obs.seat, obs.area)] = chips.get((obs.seat, obs.area), 0) + int(obs.label)
+            else:
+                cards.setdefault(obs.seat, []).append(obs)
+        events: list[Event] = []
+        ready: list[tuple[int, int, _Candidate]] = []
+        for seat in sorted(set(self._hands) | set(cards)):
+            hand = self._hands.setdefault(seat, _Hand())
+            ready += [(c.seen.first_ms, seat, c)
+                      for c in self._track_hand(t_ms, seat, hand, cards.get(seat, []), (seat, "cards") in occluded,
+                                                events)]
+        # Cards settled in the same frame are numbered in the order they first appeared.
+        for _first, seat, candidate in sorted(ready, key=lambda r: (r[0], r[1])):
+            events += self._settle(seat, self._hands[seat], candidate)
+        for key in sorted(set(self._chips) | set(chips)):
+            if key not in occluded:
+                events += self._track_chips(t_ms, key, chips.get(key, 0))
+        return events
+
+    def _track_hand(self, t_ms: int, seat: int, hand: _Hand, seen: list[Observation], occluded: bool,
+                    events: list[Event]) -> list[_Candidate]:
+        config = self.config
+        present = [c for c in hand.cards if c.state == "present"]
+        tracks: list[_Card | _Candidate] = [*present, *hand.leftovers, *hand.candidates]
+        pairs = sorted(((abs(o.x_mm - k.x) ** 2 + abs(o.y_mm - k.y) ** 2) ** 0.5, i, j)
+                       for i, o in enumerate(seen) for j, k in enumerate(tracks))
+        matched_obs: set[int] = set()
+        matched: dict[int, Observation] = {}
+        for distance, i, j in pairs:
+            if distance <= config.match_mm and i not in matched_obs and j not in matched:
+                matched_obs.add(i)
+                matched[j] = seen[i]
+        for j, track in enumerate(tracks):
+            obs = matched.get(j)
+            if obs is not None:
+                # Follow a card nudged along the felt, smoothing the detector's jitter.
+                track.x, track.y = (track.x + obs.x_mm) / 2, (track.y + obs.y_mm) / 2
+            if isinstance(track, _Candidate):
+                if obs is not None:
+                    track.last_ms = t_ms
+                    if not occluded:  # a card read under a hand is not evidence
+                        track.seen.add(t_ms, str(obs.label))
+                continue
+            if obs is not None:
+                track.missing = None
+                if not occluded and track in present:
+                    events += self._watch_face(seat, track, t_ms, obs)
+            elif occluded:
+                track.missing = None  # the count starts again once the zone is visible
+            elif track.missing is None:
+                track.missing = _Run(t_ms, t_ms)
+            else:
+                track.missing.add(t_ms)
+        hand.leftovers = [c for c in hand.leftovers if not self._gone(c)]
+        gone = [c for c in present if self._gone(c)]
+        if gone:
+            events += self._leave(seat, hand, gone)
+        if not occluded:
+            for i, obs in enumerate(seen):
+                if i not in matched_obs:
+                    hand.candidates.append(_Candidate(obs.x_mm, obs.y_mm, _run(t_ms, str(obs.label)), t_ms))
+        hand.candidates = [c for c in hand.candidates if occluded or t_ms - c.last_ms <= config.forget_ms]
+        ready = [c for c in hand.candidates if c.seen.steady(config.steady_frames, config.steady_ms)]
+        hand.candidates = [c for c in hand.candidates if c not in ready]
+        return ready
+
+    def _gone(self, card: _Card) -> bool:
+        return card.missing is not None and card.missing.steady(self.config.gone_frames, self.config.gone_ms)
+
+    def _watch_face(self, seat: int, card: _Card, t_ms: int, obs: Observation) -> list[Event]:
+        """A card showing the other face steadily has been turned; one frame of the old face cancels it."""
+        if (obs.kind == "card_face") == card.face_up:
+            card.turning = None
+            return []
+        if card.turning is None:
+            card.turning = _run(t_ms, str(obs.label))
+        else:
+            card.turning.add(t_ms, str(obs.label))
+        if not card.turning.steady(self.config.steady_frames, self.config.steady_ms):
+            return []
+        face_up, identity = card.turning.reading()
+        card.turning = None
+        return self._turn(seat, card, face_up, identity)
+
+    def _turn(self, seat: int, card: _Card, face_up: bool, identity: str | None) -> list[Event]:
+        was_up = card.face_up
+        card.face_up = face_up
+        if not face_up or was_up or identity is None:
+            return []  # turned face down: the rules have nothing to learn
+        card.identity = identity
+        if self.dealing:
+            return [CardExposed(seat, card.index)]
+        if card.reported == identity:
+            return []
+        card.reported = identity
+        return [CardIdentified(seat, card.index, rules_card(identity))]
+
+    def _leave(self, seat: int, hand: _Hand, gone: list[_Card]) -> list[Event]:
+        whole_hand = not any(c.state == "present" and c not in gone for c in hand.cards)
+        player_looks = self.dealing and seat != DEALER
+        for card in gone:
+            card.missing = card.turning = None
+            card.state = "lifted" if whole_hand or player_looks else "removed"
+        if player_looks:
+            return [CardsLifted(seat)]
+        return [CardRemoved(seat, card.index) for card in gone]
+
+    def _settle(self, seat: int, hand: _Hand, candidate: _Candidate) -> list[Event]:
+        """A candidate seen steadily: a lifted card come back, or a new card in the hand."""
+        face_up, identity = candidate.seen.reading()
+        x, y = candidate.x, candidate.y
+
+        def distance(card: _Card) -> float:
+            return ((card.x - x) ** 2 + (card.y - y) ** 2) ** 0.5
+
+        lifted = [c for c in hand.cards
+                  if c.state == "lifted" and (c.identity is None or not face_up or c.identity == identity)]
+        if lifted:
+            card = min(lifted, key=lambda c: (c.identity != identity, distance(c)))
+            card.state, card.x, card.y = "present", x, y
+            return self._turn(seat, card, face_up, identity)
+        removed = [c for c in hand.cards if c.state == "removed"]
+        new = _Card(len(hand.cards), x, y, face_up, identity, identity)
+        if removed and not self.dealing:
+            new.index = min(removed, key=distance).index  # the bought card takes the discard's place
+            hand.cards[new.index] = new
+        else:
+            hand.cards.append(new)
+        self._order += 1
+        return [CardPlaced(seat, rules_card(identity) if identity else None, face_up, self._order)]
+
+    def _track_chips(self, t_ms: int, key: ZoneKey, total: int) -> list[Event]:
+        zone = self._chips.setdefault(key, _ChipZone())
+        if total == zone.reported:
+            zone.pending = None
+            return []
+        if zone.pending is None or total != zone.pending_total:
+            zone.pending, zone.pending_total = _Run(t_ms, t_ms), total
+            return []
+        zone.pending.add(t_ms)
+        if not zone.pending.steady(self.config.steady_frames, self.config.steady_ms):
+            return []
+        zone.reported, zone.pending = total, None
+        seat, area = key
+        return [ChipsChanged(seat, area, total)]  # type: ignore[arg-type]
