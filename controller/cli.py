@@ -73,7 +73,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     pace = args.pace if args.pace is not None else (0.0 if args.headless else 0.3)
     folder = Path(args.folder) if args.folder else None
-    return run_demo(args.coups, args.seed, args.profile, args.headless, pace, folder)
+    return run_demo(args.coups, args.seed, args.profile, args.headless, pace, folder, script=args.script)
 
 
 def _setup_logging(level: str = "INFO") -> None:
@@ -126,6 +126,15 @@ def cmd_engine(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_vision(args: argparse.Namespace) -> int:
+    from vision.pipeline import cmd_vision as run_vision  # torch and OpenCV load for this command only
+
+    from .config import load_config
+
+    _setup_logging()
+    return run_vision(load_config(args.config))
+
+
 def cmd_sensors(args: argparse.Namespace) -> int:
     import signal
 
@@ -136,12 +145,27 @@ def cmd_sensors(args: argparse.Namespace) -> int:
 
     _setup_logging()
     config = load_config(args.config)
-    bridge = SensorBridge(config, zmq.Context.instance())
+    factory = None
+    if args.virtual_pins:  # the virtual table's wiring: mock pins driven over ZeroMQ, never on a real table
+        from .sensors.virtual import mock_factory
+
+        if not config.gpio:
+            print("stud-table sensors: --virtual-pins needs [gpio.*] pins in the configuration", file=sys.stderr)
+            return 2
+        factory = mock_factory()
+    bridge = SensorBridge(config, zmq.Context.instance(), pin_factory=factory)
+    pins = None
+    if args.virtual_pins and bridge.gpio:
+        from .sensors.virtual import VirtualPinsServer
+
+        pins = VirtualPinsServer(zmq.Context.instance(), args.virtual_pins, bridge.gpio, factory)
     signal.signal(signal.SIGTERM, lambda *_: bridge.stop())
     signal.signal(signal.SIGINT, lambda *_: bridge.stop())
     try:
         bridge.run()
     finally:
+        if pins:
+            pins.close()
         bridge.close()
     return 0
 
@@ -152,7 +176,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     _setup_logging()
     config = load_config(args.config)  # checked once here, so a typo stops everything with its line
-    children = table_processes(Path(args.config), with_sensors=bool(config.gpio or config.shoe_port))
+    children = table_processes(Path(args.config), with_sensors=bool(config.gpio or config.shoe_port),
+                               with_vision=config.camera_source != "sim")
     serve(Supervisor(children, health_every=args.health_every))
     return 0
 
@@ -238,7 +263,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     sensors = commands.add_parser("sensors", help="run the GPIO sensors and the shoe's serial link onto the bus")
     sensors.add_argument("--config", required=True)
+    sensors.add_argument("--virtual-pins", metavar="ENDPOINT",
+                         help="virtual table only: mock GPIO pins, driven by requests on this ZeroMQ endpoint")
     sensors.set_defaults(func=cmd_sensors)
+
+    vision = commands.add_parser("vision", help="run the camera, detector, identifier and tracker onto the bus")
+    vision.add_argument("--config", required=True)
+    vision.set_defaults(func=cmd_vision)
 
     run = commands.add_parser("run", help="run the table: proxy, engine, sensors, supervised")
     run.add_argument("--config", required=True)
@@ -270,6 +301,21 @@ def build_parser() -> argparse.ArgumentParser:
     eval_vision.add_argument("--json", action="store_true")
     eval_vision.set_defaults(func=cmd_eval_vision)
 
+    def cmd_calibrate(args: argparse.Namespace) -> int:
+        from vision.calibrate import cmd_calibrate as calibrate_command  # OpenCV loads for this command only
+
+        return calibrate_command(args)
+
+    calibrate = commands.add_parser("calibrate", help="find the felt's ArUco markers; save the camera's homography")
+    calibrate.add_argument("--config", help="the table's configuration ([camera] source; default --out folder)")
+    calibrate.add_argument("--layout", help="the felt's layout file (default: vision/layouts/stud-7.toml)")
+    frame = calibrate.add_mutually_exclusive_group()
+    frame.add_argument("--image", help="calibrate on this image file")
+    frame.add_argument("--camera", help="grab one frame from this OpenCV source: device index, file or URL")
+    calibrate.add_argument("--out", help="the calibration JSON (default: calibration.json beside --config, or here)")
+    calibrate.add_argument("--drawn", help="PNG of the frame with the zones drawn (default: beside --out)")
+    calibrate.set_defaults(func=cmd_calibrate)
+
     verify = commands.add_parser("verify-log", help="check the event store's hash chain; name any broken record")
     verify.add_argument("file")
     verify.set_defaults(func=cmd_verify_log)
@@ -281,6 +327,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--seed", type=int, default=1)
     demo.add_argument("--profile", default="fr-2007", choices=profile_names())
     demo.add_argument("--headless", action="store_true", help="open no browser")
+    demo.add_argument("--script", help="play the coups of this script (TOML; see deploy/demo-script.toml)")
     demo.set_defaults(func=cmd_demo)
     return parser
 

@@ -5,7 +5,16 @@ from __future__ import annotations
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
+
+import pytest
+import zmq
+
+from controller.sensors.gpio import TableSensors
+from controller.sensors.shoe import ShoeLink
+from controller.sensors.virtual import VirtualPinsServer, mock_factory
+from controller.sim.demo import PtyShoe, VirtualPins
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -27,3 +36,87 @@ def test_demo_headless_plays_the_coups_through_the_real_stack_and_exits_0(tmp_pa
     check = subprocess.run([sys.executable, "-m", "controller.cli", "verify-log", str(store)], cwd=ROOT,
                            capture_output=True, text=True)
     assert check.returncode == 0 and "the chain is intact" in check.stdout
+
+
+# --- the virtual table's wiring ---------------------------------------------------------------------------------
+
+
+def _wait_until(condition, seconds: float = 10.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def test_a_sensors_process_left_from_an_earlier_demo_cannot_take_the_new_demos_shoe(tmp_path):
+    """The pty's /dev/pts number is reused once the earlier demo's pty is closed; the sensors process opens the
+    demo's own link to it, so one still retrying an earlier demo's port never reaches (nor locks) the new shoe."""
+    for demo in ("earlier", "now"):
+        (tmp_path / demo).mkdir()
+    earlier = PtyShoe(tmp_path / "earlier" / "shoe")
+    stale_events: list[str] = []
+    stale = ShoeLink(str(earlier.link), lambda kind, body: stale_events.append(kind), backoff_initial=0.05,
+                     backoff_max=0.1).start()
+    try:
+        assert _wait_until(lambda: stale.connected)
+        earlier.close()
+        assert _wait_until(lambda: "disconnected" in stale_events)
+        shoe = PtyShoe(tmp_path / "now" / "shoe")
+        try:
+            counts: list[int] = []
+            link = ShoeLink(str(shoe.link), lambda kind, body: counts.append(body["count"])
+                            if kind == "card_drawn" else None).start()
+            try:
+                assert _wait_until(lambda: link.connected and shoe.status_requests == 1)
+                link.reset_count()
+                assert _wait_until(lambda: shoe.resets == 1)
+                shoe.draw()
+                assert _wait_until(lambda: counts == [1])
+                time.sleep(0.5)  # several retries of the stale link
+                assert not stale.connected and shoe.status_requests == 1
+            finally:
+                link.close()
+        finally:
+            shoe.close()
+        assert not (tmp_path / "now" / "shoe").exists()
+    finally:
+        stale.close()
+
+
+def test_virtual_pins_press_a_button_once_through_the_debounce_and_refuse_unknown_requests(tmp_path):
+    events: list[str] = []
+    factory = mock_factory()
+    sensors = TableSensors({"no_more_bets": {"pin": 17, "bounce_time": 0.005}, "cut_card": {"pin": 23}},
+                           lambda kind, body: events.append(kind), pin_factory=factory)
+    context = zmq.Context()
+    server = VirtualPinsServer(context, f"ipc://{tmp_path}/pins.sock", sensors, factory)
+    pins = VirtualPins(context, f"ipc://{tmp_path}/pins.sock")
+    try:
+        pins.act("no_more_bets", "press")
+        pins.act("no_more_bets", "press")
+        pins.act("cut_card", "on")
+        assert sensors.snapshot() == {"no_more_bets": False, "cut_card": True}  # the press is over when it answers
+        pins.act("cut_card", "off")
+        assert _wait_until(lambda: len(events) == 4)
+        assert events == ["no_more_bets_pressed", "no_more_bets_pressed", "cut_card_seen", "cut_card_cleared"]
+        with pytest.raises(RuntimeError, match="no fitted input 'payment_done'"):
+            pins.act("payment_done", "press")
+        with pytest.raises(RuntimeError, match="unknown action 'hold'"):
+            pins.act("no_more_bets", "hold")
+    finally:
+        pins.close()
+        server.close()
+        sensors.close()
+        context.destroy(linger=0)
+
+
+def test_virtual_pins_need_gpio_pins_in_the_configuration(tmp_path):
+    config = tmp_path / "table.toml"
+    config.write_text('[table]\nid = "t"\nprofile = "fr-2007"\nminimum_cents = 1000\nmaximum_cents = 50000\n'
+                      f'[bus]\npublish = "ipc://{tmp_path}/p"\nsubscribe = "ipc://{tmp_path}/s"\n')
+    result = subprocess.run([sys.executable, "-m", "controller.cli", "sensors", "--config", str(config),
+                             "--virtual-pins", f"ipc://{tmp_path}/pins.sock"], cwd=ROOT, capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 2 and "--virtual-pins needs [gpio.*]" in result.stderr

@@ -69,6 +69,8 @@ class SensorBridge:
         elif kind == "cut_card_seen":
             self.publisher.publish("sensor.cut_card", CutCard(True))
         elif kind in ("disconnected", "reconnected", "corrupt_frame", "sequence_gap"):
+            if kind in ("disconnected", "reconnected"):
+                log.info("shoe: %s %s", kind, body)
             stats = self.shoe.stats if self.shoe else {}
             detail = body.get("reason", "") if kind == "disconnected" else kind
             self.publisher.publish("sensor.shoe", ShoeLink(
