@@ -74,6 +74,17 @@ class Zone:
         v = dx * math.sin(a) + dy * math.cos(a)
         return abs(u) <= self.size[0] / 2 and abs(v) <= self.size[1] / 2
 
+    def distance(self, x: float, y: float) -> float:
+        """How far a point lies outside the zone, in mm (0 inside)."""
+        dx, dy = x - self.centre[0], y - self.centre[1]
+        if self.radius is not None:
+            return max(0.0, math.hypot(dx, dy) - self.radius)
+        assert self.size is not None
+        a = math.radians(self.angle)
+        u = abs(dx * math.cos(a) - dy * math.sin(a)) - self.size[0] / 2
+        v = abs(dx * math.sin(a) + dy * math.cos(a)) - self.size[1] / 2
+        return math.hypot(max(u, 0.0), max(v, 0.0))
+
     def outline(self, points: int = 48) -> np.ndarray:
         """The zone's outline as an (N, 2) float array in mm (a rectangle's four corners, or a circle's points)."""
         cx, cy = self.centre

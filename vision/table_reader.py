@@ -2,8 +2,9 @@
 
 The felt's geometry is known (layout + calibration), so the detector never looks at the whole frame: each seat's
 zones, and the dealer's area, are rectified from the full-resolution frame into one small upright square crop, and
-the crops go through the detector in one batch. A card found face up is then rectified again, from the full frame,
-into the identifier's square crop. Chips are valued by the colour of their face (``vision.chips``).
+the crops go through the detector in one batch. Each card's top-left corner — the part of it the next card, laid
+« légèrement décalée », leaves visible — is then rectified again from the full frame and read by the index reader
+(``vision.index_reader``). Chips are valued by the colour of their face (``vision.chips``).
 
 This is what makes the pipeline fast on a Pi and accurate on small, far cards: at 1920x1080 a card is about 60 px
 long in the frame, hopeless for a detector that shrinks the whole frame to 256-640 px, but 70 px long in a seat's
@@ -20,8 +21,7 @@ import cv2
 import numpy as np
 
 from vision.chips import CHIP_SET
-from vision.common import MODELS
-from vision.identify import identify, load_identifier
+from vision.index_reader import INDEX_CLASSES, MODEL_PATH, IndexReader, index_crop
 from vision.layout import DEALER, Layout, Zone
 from vision.onnx_detector import ONNX_PATH, OnnxDetector
 
@@ -29,8 +29,8 @@ from vision.onnx_detector import ONNX_PATH, OnnxDetector
 SEAT_REGION_MM = 360.0
 #: The dealer's region (mm): his card area and the paying strip.
 DEALER_REGION_MM = 420.0
-#: An identifier crop is this much larger than the card, as in training (vision.identify.square_crop).
-CROP_MARGIN = 1.25
+#: how far past its zone's printed line an object still belongs to it
+ZONE_SLACK_MM = 25.0
 
 
 @dataclass(frozen=True)
@@ -103,14 +103,13 @@ class TableReader:
     """Detector + identifier + chip colours over a calibrated frame."""
 
     def __init__(self, layout: Layout, table_to_image: np.ndarray, detector: OnnxDetector | None = None,
-                 identifier: Path = MODELS / "card_identifier.pt", detector_path: Path = ONNX_PATH,
-                 occlusion_share: float = 0.12, tta: bool = True) -> None:
+                 index_model: Path = MODEL_PATH, detector_path: Path = ONNX_PATH,
+                 occlusion_share: float = 0.12) -> None:
         self.layout = layout
         self.table_to_image = np.asarray(table_to_image, dtype=np.float64)
         self.detector = detector or OnnxDetector(detector_path)
         self.size = self.detector.imgsz
-        self.net, self.classes, self.id_crop = load_identifier(identifier)
-        self.tta = tta
+        self.index_reader = IndexReader(index_model)
         self.occlusion_share = occlusion_share
         self.regions = seat_regions(layout)
         self._crop_to_image = [self.table_to_image @ r.crop_to_table(self.size) for r in self.regions]
@@ -131,6 +130,18 @@ class TableReader:
             masks.append((zone, mask > 0))
         return masks
 
+    def _zone_of(self, seat: int, kind: str, x: float, y: float) -> Zone | None:
+        """The seat's zone an object belongs to: a card to its card zone, a chip to the nearest of its bet zones
+        (a spread pile may reach past the printed line); None when it lies more than ``ZONE_SLACK_MM`` away."""
+        wanted = ("cards",) if kind != "chip" else ("ante", "raise", "bonus", "jackpot")
+        best, best_distance = None, ZONE_SLACK_MM
+        for zone in self.layout.zones:
+            if zone.seat == seat and zone.area in wanted:
+                distance = zone.distance(x, y)
+                if distance <= best_distance:
+                    best, best_distance = zone, distance
+        return best
+
     def crops(self, frame_bgr: np.ndarray) -> list[np.ndarray]:
         """The upright detector crop of each region, rectified from the frame."""
         return [cv2.warpPerspective(frame_bgr, m, (self.size, self.size), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
@@ -141,7 +152,8 @@ class TableReader:
         found = self.detector.detect(crops)
         observations: list[ZoneObservation] = []
         occluded: set[str] = set()
-        cards_to_identify: list[tuple[int, np.ndarray, float, tuple[float, float], Zone, float]] = []
+        corners: list[np.ndarray] = []  # the index crop of each card observation, in order
+        card_at: list[int] = []
         for region, crop, boxes, masks, to_image in zip(self.regions, crops, found, self._zone_masks,
                                                        self._crop_to_image, strict=True):
             skin = _skin_mask(crop)
@@ -151,40 +163,32 @@ class TableReader:
             to_table = region.crop_to_table(self.size)
             for box in boxes:
                 centre = to_table @ [(box.x1 + box.x2) / 2, (box.y1 + box.y2) / 2, 1]
-                zone = self.layout.zone_at(centre[0], centre[1])
-                if zone is None or zone.seat != region.seat:
+                zone = self._zone_of(region.seat, box.kind, centre[0], centre[1])
+                if zone is None:
                     continue  # off the zones, or seen again in a neighbour's crop
-                corners = np.array([[box.x1, box.y1], [box.x2, box.y1], [box.x2, box.y2], [box.x1, box.y2]])
-                outline = cv2.perspectiveTransform(corners[None], to_image)[0]
+                box_corners = np.array([[box.x1, box.y1], [box.x2, box.y1], [box.x2, box.y2], [box.x1, box.y2]])
+                outline = cv2.perspectiveTransform(box_corners[None], to_image)[0]
                 outline_px = tuple((float(x), float(y)) for x, y in outline)
                 if box.kind == "chip":
                     label = str(self._chip_value(crop, box))
                     observations.append(ZoneObservation(zone.seat, zone.area, "chip", label, centre[0], centre[1],
                                                         box.confidence, outline_px))
                     continue
-                side_mm = max(box.x2 - box.x1, box.y2 - box.y1) * region.side_mm / self.size
-                card_crop = self._card_crop(frame_bgr, (centre[0], centre[1]), side_mm * CROP_MARGIN, region.angle)
-                cards_to_identify.append((len(observations), card_crop, box.confidence, (centre[0], centre[1]),
-                                          zone, 0.0))
+                top_left = to_table @ [box.x1, box.y1, 1]
+                corners.append(index_crop(frame_bgr, self.table_to_image, top_left[:2], region.angle))
+                card_at.append(len(observations))
                 observations.append(ZoneObservation(zone.seat, zone.area, box.kind, "", centre[0], centre[1],
                                                     box.confidence, outline_px))
-        if cards_to_identify:
-            probs = identify(self.net, np.stack([c[1][..., ::-1] for c in cards_to_identify]), self.tta)
-            for (index, _crop, confidence, _centre, _zone, _), p in zip(cards_to_identify, probs, strict=True):
+        if corners:
+            probabilities = self.index_reader.probabilities(np.stack(corners))
+            for index, p in zip(card_at, probabilities, strict=True):
                 best = int(p.argmax())
-                label = self.classes[best]
+                label = INDEX_CLASSES[best]
                 old = observations[index]
                 kind = "card_back" if label == "BACK" else "card_face"
                 observations[index] = ZoneObservation(old.seat, old.area, kind, label, old.x_mm, old.y_mm,
-                                                      confidence * float(p[best]), old.outline_px)
+                                                      old.confidence * float(p[best]), old.outline_px)
         return FrameReading(tuple(observations), frozenset(occluded))
-
-    def _card_crop(self, frame_bgr: np.ndarray, centre: tuple[float, float], side_mm: float,
-                   angle: float) -> np.ndarray:
-        region = Region(DEALER, centre, side_mm, angle)
-        m = self.table_to_image @ region.crop_to_table(self.id_crop)
-        return cv2.warpPerspective(frame_bgr, m, (self.id_crop, self.id_crop),
-                                   flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
 
     def _chip_value(self, crop_bgr: np.ndarray, box) -> int:
         """The denomination whose face colour is nearest (Lab) to the chip's centre."""

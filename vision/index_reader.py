@@ -1,0 +1,188 @@
+"""The index reader: which card it is, from the card's top-left corner as the overhead camera sees it.
+
+On the felt the cards of a hand are laid « légèrement décalées »: each card covers most of the one before, whose
+top-left corner — rank and suit index — stays visible. The table reader knows each card's box in the seat's upright
+crop, so it rectifies that corner from the full-resolution frame into a small upright image; this model reads it.
+(The photo identifier of ``vision.identify`` reads whole cards at any angle, for photos where nothing is known of the
+geometry.)
+
+    python -m vision.index_reader train --data build/vision/render/index_crops.npz --minutes 25
+
+Classes: the 52 cards and ``BACK``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.common import CARDS, MODELS
+
+INDEX_CLASSES = CARDS + ["BACK"]
+#: the corner's region on the card, in mm from its top-left corner: a little margin, the index and a first pip
+REGION_MM = (-3.0, -3.0, 33.0, 45.0)
+#: the model's input, width x height (1.33 px/mm)
+INDEX_SIZE = (48, 64)
+MODEL_PATH = MODELS / "card_index.pt"
+
+
+def index_crop(frame_bgr: np.ndarray, table_to_image: np.ndarray, corner_mm, angle_deg: float,
+               scale: float = 1.0) -> np.ndarray:
+    """The card's corner region rectified upright from the frame, as RGB ``INDEX_SIZE``. ``corner_mm`` is the card's
+    top-left corner on the felt, ``angle_deg`` the direction of its top edge (as ``Zone.angle``)."""
+    x0, y0, x1, y1 = (v * scale for v in REGION_MM)
+    w, h = INDEX_SIZE
+    a = math.radians(angle_deg)
+    ex = np.array([math.cos(a), -math.sin(a)]) * (x1 - x0) / w  # mm per output pixel, along the card's top edge
+    ey = np.array([math.sin(a), math.cos(a)]) * (y1 - y0) / h
+    origin = np.asarray(corner_mm, float) + ex * x0 * w / (x1 - x0) + ey * y0 * h / (y1 - y0)
+    crop_to_table = np.array([[ex[0], ey[0], origin[0]], [ex[1], ey[1], origin[1]], [0, 0, 1]])
+    m = np.asarray(table_to_image, float) @ crop_to_table
+    crop = cv2.warpPerspective(frame_bgr, m, (w, h), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
+                               borderMode=cv2.BORDER_REPLICATE)
+    return np.ascontiguousarray(crop[..., ::-1])
+
+
+def _net():
+    import torch.nn as nn
+
+    def block(cin: int, cout: int) -> nn.Module:
+        return nn.Sequential(nn.Conv2d(cin, cout, 3, 1, 1, bias=False), nn.BatchNorm2d(cout), nn.SiLU(inplace=True),
+                             nn.Conv2d(cout, cout, 3, 1, 1, bias=False), nn.BatchNorm2d(cout), nn.SiLU(inplace=True),
+                             nn.MaxPool2d(2))
+
+    class IndexNet(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.features = nn.Sequential(block(3, 24), block(24, 48), block(48, 96), block(96, 128))  # 3 x 4 left
+            self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.25), nn.Linear(128 * 4 * 3, 256),
+                                      nn.SiLU(inplace=True), nn.Linear(256, len(INDEX_CLASSES)))
+
+        def forward(self, x):
+            return self.head(self.features((x - 0.5) / 0.25))
+
+    return IndexNet()
+
+
+class IndexReader:
+    def __init__(self, path: Path = MODEL_PATH) -> None:
+        import torch
+
+        if not Path(path).exists():
+            raise FileNotFoundError(f"{path}: no index reader (train it: python -m vision.index_reader train)")
+        checkpoint = torch.load(path, map_location="cpu", weights_only=False)
+        if list(checkpoint["classes"]) != INDEX_CLASSES:
+            raise ValueError(f"{path}: its classes are not this code's INDEX_CLASSES")
+        self.net = _net()
+        self.net.load_state_dict({k: v.float() for k, v in checkpoint["state_dict"].items()})
+        self.net.eval()
+        self.meta = checkpoint.get("meta", {})
+
+    def probabilities(self, crops_rgb: np.ndarray) -> np.ndarray:
+        """(N, len(INDEX_CLASSES)) for N RGB crops of ``INDEX_SIZE``."""
+        import torch
+
+        if len(crops_rgb) == 0:
+            return np.zeros((0, len(INDEX_CLASSES)), np.float32)
+        x = torch.from_numpy(np.ascontiguousarray(crops_rgb)).permute(0, 3, 1, 2).float().div(255)
+        with torch.no_grad():
+            return torch.softmax(self.net(x), 1).numpy()
+
+
+# --------------------------------------------------------------------------------------------------- training
+
+
+def _augment(rng: np.random.Generator, crop: np.ndarray) -> np.ndarray:
+    """Light, shift, blur, resolution and noise; never mirrored, hardly rotated (the crop is rectified)."""
+    h, w = crop.shape[:2]
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), rng.normal(0, 2), rng.uniform(0.94, 1.06))
+    m[:, 2] += rng.normal(0, 1.5, 2)
+    out = cv2.warpAffine(crop, m, (w, h), borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    out = out * rng.uniform(0.6, 1.3) * rng.uniform(0.88, 1.12, 3) + rng.uniform(-25, 25)
+    if rng.random() < 0.4:
+        out = cv2.GaussianBlur(out, (3, 3), rng.uniform(0.3, 1.0))
+    if rng.random() < 0.4:  # a camera further away, or a smaller frame
+        k = rng.uniform(0.45, 0.8)
+        small = cv2.resize(out, (max(8, int(w * k)), max(8, int(h * k))), interpolation=cv2.INTER_AREA)
+        out = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+    out += rng.normal(0, rng.uniform(0, 7), out.shape)
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def train(data: list[Path], minutes: float, seed: int, out: Path) -> None:
+    import torch
+    import torch.nn.functional as F
+
+    torch.manual_seed(seed)
+    torch.set_num_threads(2)
+    rng = np.random.default_rng(seed)
+    xs, ys = [], []
+    for path in data:
+        loaded = np.load(path)
+        xs.append(loaded["x"])
+        ys.append(loaded["y"])
+    x, y = np.concatenate(xs), np.concatenate(ys)
+    order = rng.permutation(len(x))
+    monitor = order[: len(x) // 10]
+    train_idx = order[len(x) // 10:]
+    print(f"index crops: {len(train_idx)} train, {len(monitor)} monitor, {len(set(y.tolist()))} classes", flush=True)
+    net = _net()
+    opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=5e-4)
+    started = time.time()
+    budget = minutes * 60
+    best, epoch = -1.0, 0
+    mx = torch.from_numpy(x[monitor]).permute(0, 3, 1, 2).float().div(255)
+    my = torch.from_numpy(y[monitor]).long()
+    while time.time() - started < budget:
+        epoch += 1
+        net.train()
+        perm = rng.permutation(train_idx)
+        seen = correct = 0
+        for k in range(0, len(perm) - 63, 64):
+            frac = min(1.0, (time.time() - started) / budget)
+            for group in opt.param_groups:
+                group["lr"] = 2e-3 * (min(1.0, frac / 0.05) if frac < 0.05 else 0.5 * (1 + math.cos(math.pi * frac)))
+            batch = perm[k:k + 64]
+            xb = torch.from_numpy(np.stack([_augment(rng, x[i]) for i in batch])).permute(0, 3, 1, 2).float().div(255)
+            yb = torch.from_numpy(y[batch]).long()
+            logits = net(xb)
+            loss = F.cross_entropy(logits, yb, label_smoothing=0.05)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            seen += len(batch)
+            correct += int((logits.argmax(1) == yb).sum())
+        net.eval()
+        with torch.no_grad():
+            accuracy = float((net(mx).argmax(1) == my).float().mean())
+        print(f"epoch {epoch}: train {correct / max(seen, 1):.3f} monitor {accuracy:.3f} "
+              f"({time.time() - started:.0f}s)", flush=True)
+        if accuracy >= best:
+            best = accuracy
+            state = {k: v.half() if v.is_floating_point() else v for k, v in net.state_dict().items()}
+            torch.save({"state_dict": state, "classes": INDEX_CLASSES, "size": INDEX_SIZE,
+                        "meta": {"epoch": epoch, "monitor_accuracy": accuracy, "data": [str(p) for p in data]}}, out)
+    print(f"best monitor accuracy {best:.3f} -> {out}", flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m vision.index_reader")
+    sub = parser.add_subparsers(dest="command", required=True)
+    command = sub.add_parser("train")
+    command.add_argument("--data", type=Path, nargs="+", default=[Path("build/vision/render/index_crops.npz")])
+    command.add_argument("--minutes", type=float, default=25)
+    command.add_argument("--seed", type=int, default=0)
+    command.add_argument("--out", type=Path, default=MODEL_PATH)
+    args = parser.parse_args(argv)
+    train(args.data, args.minutes, args.seed, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

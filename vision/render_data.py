@@ -1,0 +1,210 @@
+"""Training data drawn by the virtual table's renderer, as the pipeline sees it: each frame is calibrated from its
+markers, cut into the per-seat crops of ``vision.table_reader``, and labelled from the scene (cards, spread chip
+piles), so the detector learns the overhead view of the felt and the index reader (``vision.index_reader``) the corner
+of each card, the part of a card that the next one, laid « légèrement décalée », leaves visible.
+
+    python -m vision.render_data --out build/vision/render --frames 200 --seed 11
+
+Card art: the KDE decks of Debian's ``kdegames-card-data-kf5`` EXCEPT the demo's (``svg-standard``, kept apart so
+the demo shows the models cards they never saw), plus plainly drawn cards. Never the validation photos.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from controller.rules.cards import full_deck
+from controller.sim.render import CHIP_DIAMETER_MM, DEFAULT_DECK, Renderer, TableCamera
+from controller.sim.scene import Arm, CardOnFelt, SceneState
+from vision.calibrate import CalibrationError, calibrate
+from vision.chips import CHIP_SET, make_stack
+from vision.index_reader import INDEX_CLASSES, index_crop
+from vision.layout import DEALER, Layout, load_layout
+from vision.table_reader import seat_regions
+
+#: Decks the models may learn from. svg-standard is the demo's; konqi-modern does not render; oxygen has coloured
+#: faces; xskat-french does not render either; xskat-german has German suits; penguins and ancient-egyptians are
+#: novelty decks.
+TRAIN_DECKS = ("svg-dondorf", "svg-future", "svg-gm-paris", "svg-jolly-royal", "svg-nicu-ornamental", "svg-nicu-white",
+               "svg-oxygen-air", "svg-oxygen-white", "svg-tigullio-international", None)
+assert DEFAULT_DECK not in TRAIN_DECKS
+DETECTOR_CROP = 256
+
+
+def vision_label(card_text: str) -> str:
+    """The rules' ``Td`` as the vision models spell it: ``10D``."""
+    rank, suit = card_text[0], card_text[1].upper()
+    return ("10" if rank == "T" else rank) + suit
+
+
+def random_camera(rng: np.random.Generator, layout: Layout) -> TableCamera:
+    size = (1920, 1080) if rng.random() < 0.75 else (2560, 1440)
+    return TableCamera(width=size[0], height=size[1], felt_mm=(layout.width, layout.height),
+                       distance_mm=float(rng.uniform(1400, 1900)), tilt_deg=float(rng.uniform(4, 20)),
+                       roll_deg=float(rng.uniform(-3, 3)), fill=float(rng.uniform(0.86, 0.97)),
+                       offset=(float(rng.uniform(-0.02, 0.02)), float(rng.uniform(-0.02, 0.03))),
+                       k1=float(rng.uniform(-0.08, 0.0)))
+
+
+def random_scene(rng: np.random.Generator, layout: Layout) -> SceneState:
+    deck = [str(c) for c in full_deck()]
+    rng.shuffle(deck)
+    scene = SceneState()
+    showdown = rng.random() < 0.3
+    for position in [*layout.seats(), DEALER]:
+        if position != DEALER and rng.random() < 0.35:
+            continue  # an empty seat
+        count = int(rng.choice([0, 1, 2, 3, 4, 5, 5, 5, 6]))
+        for index in range(count):
+            face_up = showdown or rng.random() < 0.12 or (position == DEALER and index == 4)
+            lifted = position != DEALER and not face_up and rng.random() < 0.04
+            scene = scene.with_card(CardOnFelt(position, index, deck.pop(), bool(face_up), bool(lifted)))
+        if position == DEALER:
+            continue
+        for box, chance in (("ante", 0.9), ("raise", 0.4), ("bonus", 0.3), ("jackpot", 0.2)):
+            if rng.random() < chance:
+                if box in ("bonus", "jackpot"):
+                    chips = (int(rng.choice([c.cents for c in CHIP_SET[:2]])),)
+                else:
+                    chips = make_stack(int(rng.choice([1000, 1500, 2000, 2500, 3000, 3500, 5000, 6000, 10000, 12500])))
+                scene = scene.with_chips(position, box, chips)
+    arms = []
+    for _ in range(int(rng.choice([0, 0, 1, 1, 2]))):
+        end = (float(rng.uniform(200, 1600)), float(rng.uniform(150, 850)))
+        start = (end[0] + float(rng.uniform(-300, 300)), 1000.0 if rng.random() < 0.7 else 0.0)
+        if abs(end[1] - start[1]) > 60:
+            arms.append(Arm(start, end, float(rng.uniform(70, 100))))
+    return SceneState(scene.cards, scene.chips, tuple(arms))
+
+
+def _covered(point: np.ndarray, arms: tuple[Arm, ...]) -> bool:
+    """Is this felt point under an arm (or its hand, a little past its end)?"""
+    for arm in arms:
+        a, b = np.array(arm.start), np.array(arm.end)
+        along = (b - a) / np.linalg.norm(b - a)
+        b = b + along * arm.width * 1.1
+        t = np.clip(np.dot(point - a, b - a) / np.dot(b - a, b - a), 0, 1)
+        if np.linalg.norm(point - (a + t * (b - a))) < arm.width * 0.6:
+            return True
+    return False
+
+
+def _box_in_crop(points_px: np.ndarray, image_to_crop: np.ndarray, size: int) -> tuple[float, ...] | None:
+    """The axis-aligned box in crop pixels of frame points; None when less than 40 % of it lies in the crop."""
+    pts = cv2.perspectiveTransform(points_px[None].astype(np.float64), image_to_crop)[0]
+    x1, y1 = pts.min(0)
+    x2, y2 = pts.max(0)
+    area = (x2 - x1) * (y2 - y1)
+    cx1, cy1, cx2, cy2 = max(x1, 0), max(y1, 0), min(x2, size), min(y2, size)
+    if area <= 0 or cx2 <= cx1 or cy2 <= cy1 or (cx2 - cx1) * (cy2 - cy1) < 0.4 * area:
+        return None
+    return cx1, cy1, cx2, cy2
+
+
+def frame_samples(renderer: Renderer, scene: SceneState, frame: np.ndarray, layout: Layout,
+                  rng: np.random.Generator):
+    """(detector crops with YOLO label lines, identifier crops with ID_CLASSES indices) for one rendered frame."""
+    cal = calibrate(frame, layout)
+    camera = renderer.camera
+    objects = []  # (class, frame points)
+    for card in scene.cards:
+        if card.lifted:
+            continue
+        quad = renderer.card_quad(card)
+        if _covered(quad.mean(0), scene.arms):
+            continue
+        objects.append((0 if card.face_up else 1, camera.table_to_image(quad)))
+    circle = np.stack([np.cos(np.linspace(0, 2 * np.pi, 12)), np.sin(np.linspace(0, 2 * np.pi, 12))], 1)
+    for stack in scene.chips:
+        for _cents, centre in renderer.chip_centres(stack):
+            if not _covered(np.array(centre), scene.arms):
+                objects.append((2, camera.table_to_image(np.array(centre) + circle * CHIP_DIAMETER_MM / 2)))
+    detector = []
+    for region in seat_regions(layout):
+        to_image = cal.table_to_image @ region.crop_to_table(DETECTOR_CROP)
+        crop = cv2.warpPerspective(frame, to_image, (DETECTOR_CROP, DETECTOR_CROP),
+                                   flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP)
+        to_crop = np.linalg.inv(to_image)
+        lines = []
+        for cls, points in objects:
+            box = _box_in_crop(points, to_crop, DETECTOR_CROP)
+            if box is not None:
+                x1, y1, x2, y2 = (v / DETECTOR_CROP for v in box)
+                lines.append(f"{cls} {(x1 + x2) / 2:.6f} {(y1 + y2) / 2:.6f} {x2 - x1:.6f} {y2 - y1:.6f}")
+        detector.append((crop, lines))
+    identifier = []
+    for card in scene.cards:
+        if card.lifted or _covered(renderer.card_quad(card).mean(0), scene.arms):
+            continue
+        label = vision_label(card.card) if card.face_up else "BACK"
+        if not card.face_up and rng.random() < 0.75:
+            continue  # backs are easy: a few of them suffice
+        quad = renderer.card_quad(card)
+        for _ in range(2):  # the detector's box is never exact: frame each index twice, a little off
+            corner = quad[0] + rng.normal(0, 2.5, 2)
+            u = (quad[1] - quad[0]) / np.linalg.norm(quad[1] - quad[0])
+            angle = float(np.degrees(np.arctan2(-u[1], u[0]))) + rng.normal(0, 2)
+            identifier.append((index_crop(frame, cal.table_to_image, corner, angle, rng.uniform(0.93, 1.07)),
+                               INDEX_CLASSES.index(label)))
+    return detector, identifier
+
+
+def generate(out: Path, frames: int, seed: int, frames_per_renderer: int = 5) -> None:
+    layout = load_layout()
+    rng = np.random.default_rng(seed)
+    (out / "images").mkdir(parents=True, exist_ok=True)
+    (out / "labels").mkdir(parents=True, exist_ok=True)
+    id_x, id_y = [], []
+    started = time.time()
+    renderer = None
+    made = skipped = 0
+    for i in range(frames):
+        if i % frames_per_renderer == 0:
+            deck = TRAIN_DECKS[int(rng.integers(len(TRAIN_DECKS)))]
+            renderer = Renderer(layout, random_camera(rng, layout), deck=deck, seed=int(rng.integers(1 << 30)))
+        assert renderer is not None
+        scene = random_scene(rng, layout)
+        frame = renderer.render(scene, int(i * 40))
+        try:
+            detector, identifier = frame_samples(renderer, scene, frame, layout, rng)
+        except CalibrationError as error:
+            skipped += 1
+            print(f"frame {i}: skipped ({error})", flush=True)
+            continue
+        for k, (crop, lines) in enumerate(detector):
+            if not lines and rng.random() < 0.7:
+                continue  # keep some empty crops as negatives, not all
+            name = f"r{seed}_{i:05d}_{k}"
+            quality = [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(70, 95))]
+            cv2.imwrite(str(out / "images" / f"{name}.jpg"), crop, quality)
+            (out / "labels" / f"{name}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
+            made += 1
+        for crop, label in identifier:
+            id_x.append(crop)
+            id_y.append(label)
+        if (i + 1) % 20 == 0:
+            print(f"{i + 1}/{frames} frames, {made} detector crops, {len(id_x)} identifier crops "
+                  f"({time.time() - started:.0f}s)", flush=True)
+    np.savez_compressed(out / "index_crops.npz", x=np.stack(id_x), y=np.array(id_y))
+    print(f"done: {made} detector crops, {len(id_x)} identifier crops, {skipped} frames skipped "
+          f"({time.time() - started:.0f}s) -> {out}", flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m vision.render_data", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=Path("build/vision/render"))
+    parser.add_argument("--frames", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=11)
+    args = parser.parse_args(argv)
+    generate(args.out, args.frames, args.seed)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
