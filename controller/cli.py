@@ -73,7 +73,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     pace = args.pace if args.pace is not None else (0.0 if args.headless else 0.3)
     folder = Path(args.folder) if args.folder else None
-    return run_demo(args.coups, args.seed, args.profile, args.headless, pace, folder, script=args.script)
+    return run_demo(args.coups, args.seed, args.profile, args.headless, pace, folder, script=args.script,
+                    camera=args.camera)
 
 
 def _setup_logging(level: str = "INFO") -> None:
@@ -328,6 +329,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--profile", default="fr-2007", choices=profile_names())
     demo.add_argument("--headless", action="store_true", help="open no browser")
     demo.add_argument("--script", help="play the coups of this script (TOML; see deploy/demo-script.toml)")
+    demo.add_argument("--camera", choices=["rendered", "direct"], default="rendered",
+                      help="rendered: frames drawn and read by the vision process with the committed models "
+                           "(default); direct: the observations a perfect camera would publish (fast)")
     demo.set_defaults(func=cmd_demo)
     return parser
 

@@ -331,12 +331,16 @@ class Engine:
     def _link_evidence(self, saved: EvidenceSaved, publish: bool) -> Outcome:
         """File an evidence image under the flag's event, once its content is checked against its name."""
         path = self.store.evidence_dir / Path(saved.file).name
-        try:
-            digest = hashlib.sha256(path.read_bytes()).hexdigest()
-        except OSError as error:
-            digest = f"unreadable ({error.strerror})"
-        if digest != saved.sha256:
-            reason = f"evidence {saved.file}: content {digest} does not match the announced {saved.sha256}"
+        if not 0 < saved.event_id <= self.store.last_id:
+            reason = f"evidence {saved.file}: event {saved.event_id} is not a recorded event"
+        else:
+            try:
+                digest = hashlib.sha256(path.read_bytes()).hexdigest()
+            except OSError as error:
+                digest = f"unreadable ({error.strerror})"
+            reason = "" if digest == saved.sha256 else (f"evidence {saved.file}: content {digest} does not match "
+                                                        f"the announced {saved.sha256}")
+        if reason:
             if publish:
                 log.warning("engine: %s", reason)
                 self.publisher.publish("core.refused", Refused("EvidenceSaved", reason))

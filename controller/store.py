@@ -67,10 +67,11 @@ BEGIN SELECT RAISE(ABORT, 'settled coups are append-only'); END;
 CREATE TRIGGER IF NOT EXISTS coups_no_delete BEFORE DELETE ON coups
 BEGIN SELECT RAISE(ABORT, 'settled coups are append-only'); END;
 CREATE TABLE IF NOT EXISTS evidence (
-    sha256 TEXT PRIMARY KEY,
+    sha256 TEXT NOT NULL,
     event_id INTEGER REFERENCES events(id),
     file TEXT NOT NULL,
-    media_type TEXT NOT NULL
+    media_type TEXT NOT NULL,
+    PRIMARY KEY (sha256, event_id)  -- one frame may be the evidence of several flags
 );
 """
 

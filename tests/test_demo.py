@@ -21,7 +21,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_demo_headless_plays_the_coups_through_the_real_stack_and_exits_0(tmp_path):
     result = subprocess.run([sys.executable, "-m", "controller.cli", "demo", "--coups", "3", "--headless",
-                             "--folder", str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=240)
+                             "--camera", "direct", "--folder", str(tmp_path)],
+                            cwd=ROOT, capture_output=True, text=True, timeout=240)
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
     assert "croupier display: http://127.0.0.1:" in out

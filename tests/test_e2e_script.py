@@ -25,7 +25,8 @@ def test_the_demo_script_through_the_whole_stack_leaves_exactly_the_expected_fla
     assert len(expected_flags) >= 9  # the script is meant to use every fault; a script gone soft fails here
 
     result = subprocess.run([sys.executable, "-m", "controller.cli", "demo", "--script", str(SCRIPT), "--headless",
-                             "--folder", str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=170)
+                             "--camera", "direct", "--folder", str(tmp_path)],
+                            cwd=ROOT, capture_output=True, text=True, timeout=170)
     logs = "".join(f"\n--- {name}\n{(tmp_path / name).read_text()[-3000:]}" for name in ("table.log", "sensors.log")
                    if (tmp_path / name).exists())
     assert result.returncode == 0, result.stdout + result.stderr + logs

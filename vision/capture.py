@@ -314,13 +314,23 @@ class FrameGrabber:
                 if source is None:
                     try:
                         source = self._open()
-                    except SourceError as error:
-                        self._report(False, str(error))
+                    except Exception as error:  # noqa: BLE001 - any driver's failure: report, back off, retry
+                        self._report(False, str(error) if isinstance(error, SourceError)
+                                     else f"cannot open the camera: {type(error).__name__}: {error}")
                         self._stop.wait(backoff)
                         backoff = min(backoff * 2, self.max_backoff_s)
                         continue
                     self._source_dropped, last_frame_at = 0, time.monotonic()
-                frame = source.read(self.poll_s)
+                try:
+                    frame = source.read(self.poll_s)
+                except Exception as error:  # noqa: BLE001 - a driver error mid-stream: as a camera gone, reopen
+                    self._report(False, f"{source.description}: {type(error).__name__}: {error}")
+                    source.close()
+                    source = None
+                    self.stats.reconnects += 1
+                    self._stop.wait(backoff)
+                    backoff = min(backoff * 2, self.max_backoff_s)
+                    continue
                 if frame is not None:
                     self._keep(frame, source.dropped)
                     last_frame_at, backoff = time.monotonic(), self.backoff_s

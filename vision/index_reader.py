@@ -44,7 +44,7 @@ def index_crop(frame_bgr: np.ndarray, table_to_image: np.ndarray, corner_mm, ang
     origin = np.asarray(corner_mm, float) + ex * x0 * w / (x1 - x0) + ey * y0 * h / (y1 - y0)
     crop_to_table = np.array([[ex[0], ey[0], origin[0]], [ex[1], ey[1], origin[1]], [0, 0, 1]])
     m = np.asarray(table_to_image, float) @ crop_to_table
-    crop = cv2.warpPerspective(frame_bgr, m, (w, h), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
+    crop = cv2.warpPerspective(frame_bgr, m, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                borderMode=cv2.BORDER_REPLICATE)
     return np.ascontiguousarray(crop[..., ::-1])
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import zmq
 
+from controller.bus.clone import SnapshotTimeout, request_snapshot
 from controller.bus.schema import CameraStatus, EvidenceSaved, FlagRaised, TableState
 from controller.bus.transport import Publisher, Subscriber
 from controller.config import TableConfig
@@ -36,22 +37,13 @@ log = logging.getLogger(__name__)
 
 def observations(reading: FrameReading) -> tuple[list[Observation], list[tuple[int, str]]]:
     """The reader's zone observations in the tracker's terms (chips labelled by their value in cents)."""
-    found = []
-    for seen in reading.observations:
-        if seen.area == "paying" or (seen.kind == "chip") != (seen.area != "cards"):
-            continue  # cards in a bet zone or chips on a card zone: not what those zones hold
-        label: str | int = int(seen.label) if seen.kind == "chip" else seen.label
-        if seen.kind == "card_face" and label in ("BACK", "JOKER"):
-            continue
-        found.append(Observation(seen.seat, seen.area, seen.kind, label, seen.x_mm, seen.y_mm, seen.confidence))
-    occluded = []
-    for name in reading.occluded:
-        parts = name.split(".")
-        if parts[0] == "seat":
-            occluded.append((int(parts[1]), parts[2]))
-        elif parts[0] == "dealer":
-            occluded.append((0, parts[1]))
-    return found, occluded
+    found = [Observation(seen.seat, seen.area, seen.kind, int(seen.label) if seen.kind == "chip" else seen.label,
+                         seen.x_mm, seen.y_mm, seen.confidence) for seen in reading.observations]
+    return found, sorted(reading.occluded)
+
+
+#: while the felt cannot be calibrated, try again this often (seconds)
+CALIBRATION_RETRY_S = 2.0
 
 
 @dataclass
@@ -69,25 +61,46 @@ class VisionProcess:
         self.calibration_path = config.camera_calibration or config.source.parent / "calibration.json"
         self.calibration: Calibration | None = None
         if self.calibration_path.exists():
-            self.calibration = load_calibration(self.calibration_path)
+            try:
+                self.calibration = load_calibration(self.calibration_path)
+                if self.calibration.layout != self.layout.name:
+                    raise CalibrationError(f"made for the layout {self.calibration.layout!r}, "
+                                           f"not {self.layout.name!r}")
+            except CalibrationError as error:
+                log.error("vision: calibration %s unusable (%s): calibrating on the first frames",
+                          self.calibration_path, error)
+                self.calibration = None
+        self._calibration_failed: str | None = None
+        self._next_calibration = 0.0
         self._reader_factory = reader_factory or (lambda layout, cal: TableReader(layout, cal.table_to_image))
         self.reader: TableReader | None = None
         self.tracker = Tracker()
         self.publisher = Publisher(context, config.bus_publish, "vision", heartbeat_topic="vision.heartbeat")
-        self.subscriber = Subscriber(context, config.bus_subscribe, ("core.state", "core.flag"))
+        # all of core.*: the engine's heartbeats and sequence numbers run over all its topics
+        self.subscriber = Subscriber(context, config.bus_subscribe, ("core.",))
         self.stats = VisionStats()
         self._status: queue.Queue[tuple[bool, str]] = queue.Queue()  # from the grabber's thread
         self._last: tuple[Frame, FrameReading] | None = None
         self._stopping = False
         self.grabber = FrameGrabber(config.camera_source, on_status=lambda online, detail:
                                     self._status.put((online, detail)))
+        self._join_mid_coup(context)
+
+    def _join_mid_coup(self, context: zmq.Context) -> None:
+        """Started (or restarted) in the middle of a coup: take the phase from the engine's snapshot."""
+        try:
+            self.tracker.follow(request_snapshot(context, self.config.bus_snapshot, timeout_ms=1000)["state"])
+        except (SnapshotTimeout, KeyError, ValueError) as error:
+            log.info("vision: no table state from the engine yet (%s): it comes with its next update", error)
 
     def stop(self) -> None:
         self._stopping = True
 
     def run(self) -> None:
-        while not self._stopping:
+        while not self._stopping and not self.grabber.finished:
             self.step(0.2)
+        if self.grabber.finished:
+            log.warning("vision: the camera's file has ended")
 
     def step(self, timeout_s: float) -> None:
         self._publish_status()
@@ -117,30 +130,53 @@ class VisionProcess:
                 self.write_evidence(body)
 
     def _ensure_reader(self, image: np.ndarray) -> bool:
-        if self.reader is not None:
+        size = (image.shape[1], image.shape[0])
+        if self.reader is not None and self.calibration is not None and self.calibration.image_size == size:
             return True
-        if self.calibration is None or self.calibration.image_size != (image.shape[1], image.shape[0]):
+        if self.calibration is None or self.calibration.image_size != size:
+            if time.monotonic() < self._next_calibration:
+                return False
+            self._next_calibration = time.monotonic() + CALIBRATION_RETRY_S
             try:
                 self.calibration = calibrate(image, self.layout, created=time.strftime("%Y-%m-%dT%H:%M:%S"))
             except CalibrationError as error:
-                self.publisher.publish("vision.camera", CameraStatus(True, f"not calibrated: {error}"))
+                self.calibration = None
+                if self._calibration_failed != str(error):  # said once, not at every frame: the store keeps all
+                    self._calibration_failed = str(error)
+                    log.error("vision: cannot calibrate: %s", error)
+                    self.publisher.publish("vision.camera", CameraStatus(False, f"not calibrated: {error}"))
                 return False
+            if self._calibration_failed is not None:
+                self._calibration_failed = None
+                self.publisher.publish("vision.camera", CameraStatus(True, "calibrated"))
             save_calibration(self.calibration, self.calibration_path)
-            log.info("vision: calibrated on the first frame (RMS %.2f mm, markers %s) -> %s",
-                     self.calibration.rms_mm, list(self.calibration.markers), self.calibration_path)
+            log.info("vision: calibrated (RMS %.2f mm, markers %s, %dx%d) -> %s", self.calibration.rms_mm,
+                     list(self.calibration.markers), *size, self.calibration_path)
         self.reader = self._reader_factory(self.layout, self.calibration)
         return True
 
     def process(self, frame: Frame) -> list[object]:
-        if not self._ensure_reader(frame.image):
+        image = frame.image
+        if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
+            log.error("vision: frame %s is %s %s, not a colour image: skipped", frame.number, image.shape, image.dtype)
+            return []
+        if not self._ensure_reader(image):
             return []
         assert self.reader is not None
         started = time.perf_counter()
-        reading = self.reader.read(frame.image)
+        try:
+            reading = self.reader.read(image)
+        except Exception:  # a model that cannot run on this frame must not stop the camera: the next one may do
+            log.exception("vision: frame %s could not be read", frame.number)
+            return []
         self.stats.read_seconds += time.perf_counter() - started
         self.stats.frames += 1
         self._last = (frame, reading)
         found, occluded = observations(reading)
+        if self.tracker.last_ms is not None and frame.t_ms < self.tracker.last_ms:
+            log.warning("vision: the camera's clock went back (%d ms after %d ms): tracking starts again",
+                        frame.t_ms, self.tracker.last_ms)
+            self.tracker.restart_clock()
         events = self.tracker.track(frame.t_ms, found, occluded)
         for event in events:
             self.publisher.publish(TOPICS[type(event)], event)
@@ -153,8 +189,12 @@ class VisionProcess:
             return
         frame, reading = self._last
         highlight = [z.name for z in self.layout.zones if flag.seat is not None and z.seat == flag.seat]
-        image = draw_evidence(frame.image, self.layout, self.calibration, reading.observations, highlight)
-        digest, path = save_evidence(image, self.config.evidence_dir)
+        try:
+            image = draw_evidence(frame.image, self.layout, self.calibration, reading.observations, highlight)
+            digest, path = save_evidence(image, self.config.evidence_dir)
+        except (CalibrationError, OSError) as error:
+            log.error("vision: no evidence for flag %s (event %d): %s", flag.kind, flag.event_id, error)
+            return
         self.publisher.publish("vision.evidence", EvidenceSaved(digest, path.name, "image/jpeg", flag.event_id,
                                                                 f"{flag.kind}: frame {frame.number}"))
         self.stats.evidence += 1

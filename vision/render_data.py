@@ -26,7 +26,7 @@ from vision.calibrate import CalibrationError, calibrate
 from vision.chips import CHIP_SET, make_stack
 from vision.index_reader import INDEX_CLASSES, index_crop
 from vision.layout import DEALER, Layout, load_layout
-from vision.table_reader import seat_regions
+from vision.table_reader import rectified, seat_regions
 
 #: Decks the models may learn from. svg-standard is the demo's; konqi-modern does not render; oxygen has coloured
 #: faces; xskat-french does not render either; xskat-german has German suits; penguins and ancient-egyptians are
@@ -83,7 +83,7 @@ def random_scene(rng: np.random.Generator, layout: Layout) -> SceneState:
     return SceneState(scene.cards, scene.chips, tuple(arms))
 
 
-def _covered(point: np.ndarray, arms: tuple[Arm, ...]) -> bool:
+def under_an_arm(point: np.ndarray, arms: tuple[Arm, ...]) -> bool:
     """Is this felt point under an arm (or its hand, a little past its end)?"""
     for arm in arms:
         a, b = np.array(arm.start), np.array(arm.end)
@@ -117,19 +117,18 @@ def frame_samples(renderer: Renderer, scene: SceneState, frame: np.ndarray, layo
         if card.lifted:
             continue
         quad = renderer.card_quad(card)
-        if _covered(quad.mean(0), scene.arms):
+        if under_an_arm(quad.mean(0), scene.arms):
             continue
         objects.append((0 if card.face_up else 1, camera.table_to_image(quad)))
     circle = np.stack([np.cos(np.linspace(0, 2 * np.pi, 12)), np.sin(np.linspace(0, 2 * np.pi, 12))], 1)
     for stack in scene.chips:
         for _cents, centre in renderer.chip_centres(stack):
-            if not _covered(np.array(centre), scene.arms):
+            if not under_an_arm(np.array(centre), scene.arms):
                 objects.append((2, camera.table_to_image(np.array(centre) + circle * CHIP_DIAMETER_MM / 2)))
     detector = []
     for region in seat_regions(layout):
         to_image = cal.table_to_image @ region.crop_to_table(DETECTOR_CROP)
-        crop = cv2.warpPerspective(frame, to_image, (DETECTOR_CROP, DETECTOR_CROP),
-                                   flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP)
+        crop = rectified(frame, to_image, DETECTOR_CROP)
         to_crop = np.linalg.inv(to_image)
         lines = []
         for cls, points in objects:
@@ -140,7 +139,7 @@ def frame_samples(renderer: Renderer, scene: SceneState, frame: np.ndarray, layo
         detector.append((crop, lines))
     identifier = []
     for card in scene.cards:
-        if card.lifted or _covered(renderer.card_quad(card).mean(0), scene.arms):
+        if card.lifted or under_an_arm(renderer.card_quad(card).mean(0), scene.arms):
             continue
         label = vision_label(card.card) if card.face_up else "BACK"
         if not card.face_up and rng.random() < 0.75:

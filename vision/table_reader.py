@@ -76,8 +76,8 @@ class ZoneObservation:
 @dataclass(frozen=True)
 class FrameReading:
     observations: tuple[ZoneObservation, ...]
-    #: zones where something (an arm, a hand) covers the felt: absence there proves nothing
-    occluded: frozenset[str]
+    #: zones, as (seat, area), where something (an arm, a hand) covers the felt: absence there proves nothing
+    occluded: frozenset[tuple[int, str]]
 
 
 def seat_regions(layout: Layout) -> list[Region]:
@@ -89,8 +89,14 @@ def seat_regions(layout: Layout) -> list[Region]:
         regions.append(Region(seat, centre, SEAT_REGION_MM, cards.angle))
     dealer = [z for z in layout.zones if z.seat == DEALER]
     centre = (float(np.mean([z.centre[0] for z in dealer])), float(np.mean([z.centre[1] for z in dealer])))
-    regions.append(Region(DEALER, centre, DEALER_REGION_MM, 0.0))
+    regions.append(Region(DEALER, centre, DEALER_REGION_MM, layout.zone(DEALER, "cards").angle))
     return regions
+
+
+def rectified(frame_bgr: np.ndarray, crop_to_image: np.ndarray, size: int) -> np.ndarray:
+    """The square crop whose pixels map to the frame through ``crop_to_image`` (one warp, only over the crop)."""
+    return cv2.warpPerspective(frame_bgr, crop_to_image, (size, size), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                               borderMode=cv2.BORDER_CONSTANT)
 
 
 def _skin_mask(crop_bgr: np.ndarray) -> np.ndarray:
@@ -144,14 +150,13 @@ class TableReader:
 
     def crops(self, frame_bgr: np.ndarray) -> list[np.ndarray]:
         """The upright detector crop of each region, rectified from the frame."""
-        return [cv2.warpPerspective(frame_bgr, m, (self.size, self.size), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
-                                    borderMode=cv2.BORDER_CONSTANT) for m in self._crop_to_image]
+        return [rectified(frame_bgr, m, self.size) for m in self._crop_to_image]
 
     def read(self, frame_bgr: np.ndarray) -> FrameReading:
         crops = self.crops(frame_bgr)
         found = self.detector.detect(crops)
         observations: list[ZoneObservation] = []
-        occluded: set[str] = set()
+        occluded: set[tuple[int, str]] = set()
         corners: list[np.ndarray] = []  # the index crop of each card observation, in order
         card_at: list[int] = []
         for region, crop, boxes, masks, to_image in zip(self.regions, crops, found, self._zone_masks,
@@ -159,7 +164,7 @@ class TableReader:
             skin = _skin_mask(crop)
             for zone, mask in masks:
                 if skin[mask].mean() > self.occlusion_share:
-                    occluded.add(zone.name)
+                    occluded.add((zone.seat, zone.area))
             to_table = region.crop_to_table(self.size)
             for box in boxes:
                 centre = to_table @ [(box.x1 + box.x2) / 2, (box.y1 + box.y2) / 2, 1]
@@ -194,7 +199,10 @@ class TableReader:
         """The denomination whose face colour is nearest (Lab) to the chip's centre."""
         cx, cy = (box.x1 + box.x2) / 2, (box.y1 + box.y2) / 2
         r = max(2.0, min(box.x2 - box.x1, box.y2 - box.y1) / 4)
-        patch = crop_bgr[int(cy - r):int(cy + r) + 1, int(cx - r):int(cx + r) + 1]
+        h, w = crop_bgr.shape[:2]
+        patch = crop_bgr[max(0, int(cy - r)):min(h, int(cy + r) + 1), max(0, int(cx - r)):min(w, int(cx + r) + 1)]
+        if patch.size == 0:  # a box off the crop's edge: nothing to see its colour by
+            patch = crop_bgr[min(h - 1, max(0, int(cy))), min(w - 1, max(0, int(cx)))][None, None]
         lab = cv2.cvtColor(np.median(patch.reshape(-1, 3), 0).astype(np.uint8)[None, None], cv2.COLOR_BGR2LAB)
         distance = ((self._chip_lab - lab[0, 0].astype(np.float32)) ** 2).sum(1)
         return CHIP_SET[int(distance.argmin())].cents

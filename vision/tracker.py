@@ -201,8 +201,28 @@ class Tracker:
     # --- what the engine tells it -------------------------------------------------
 
     def set_phase(self, dealing: bool) -> None:
-        """During the deal a card seen face up is exposed (``CardExposed``) and a card gone is a player looking."""
+        """During the deal a card seen face up is exposed (``CardExposed``) and a card gone is a player looking.
+        When the deal begins the felt is clear by procedure: the last coup's cards are no longer followed (one
+        still followed would swallow a new card laid on its spot)."""
+        if dealing and not self.dealing:
+            for hand in self._hands.values():
+                hand.leftovers.clear()
         self.dealing = dealing
+
+    @property
+    def last_ms(self) -> int | None:
+        """The time of the last frame tracked."""
+        return self._last_ms
+
+    def restart_clock(self) -> None:
+        """The camera's clock started again (a restarted source): forget every timing, keep the cards known."""
+        self._last_ms = None
+        for hand in self._hands.values():
+            hand.candidates.clear()
+            for card in hand.cards + hand.leftovers:
+                card.missing = card.turning = None
+        for zone in self._chips.values():
+            zone.pending = None
 
     def follow(self, state: Mapping[str, object]) -> None:
         """Follow the engine's published state (``TableState.state``): its phase, and a new coup when it starts."""

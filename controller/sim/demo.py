@@ -44,6 +44,7 @@ import zmq
 
 from controller.bus.clone import SnapshotTimeout, request_snapshot
 from controller.bus.schema import (
+    AnyBody,
     ButtonPressed,
     CameraStatus,
     CardPlaced,
@@ -51,15 +52,20 @@ from controller.bus.schema import (
     CutCard,
     DealerOperation,
     FlagRaised,
+    Refused,
     ShoeCardDrawn,
+    TableState,
 )
 from controller.bus.transport import Publisher, Subscriber
-from controller.rules.history import format_money
+from controller.rules.history import format_money, format_operation
+from controller.rules.operations import DeclareVoid, Settle
 from firmware import protocol
 from firmware.tests_support.bench import ShoeBench
 
+from .camera import RenderedCamera
 from .script import JACKPOT_METER_CENTS, MAXIMUM_CENTS, MINIMUM_CENTS, Script, load_script, random_script
 from .world import (
+    OBSERVED,
     ButtonPress,
     CameraDropout,
     CoupPlan,
@@ -72,6 +78,7 @@ from .world import (
     ShoeDraw,
     Step,
     World,
+    observation_key,
 )
 
 CONFIG = """# written by stud-table demo
@@ -92,6 +99,9 @@ snapshot = "ipc://run/snap.sock"
 
 [store]
 path = "var/events.sqlite"
+
+[camera]
+source = "{camera}"
 
 [web]
 host = "127.0.0.1"
@@ -233,6 +243,14 @@ class Results:
     card_delays: list[float] = field(default_factory=list)
     #: seconds from a card leaving the shoe (its beam cleared) to the shoe's count on the bus
     shoe_delays: list[float] = field(default_factory=list)
+    #: with the rendered camera: what a perfect camera would have published, against what the vision process did
+    vision_expected: int = 0
+    vision_matched: int = 0
+    vision_misses: list[str] = field(default_factory=list)
+    #: seconds from a scene change shown to the camera to the last of its observations on the bus
+    vision_delays: list[float] = field(default_factory=list)
+    #: coups the table chief had to declare void (the camera missed what the rules needed)
+    voided_by_chief: list[int] = field(default_factory=list)
 
     @property
     def paid(self) -> int:
@@ -260,6 +278,10 @@ class VirtualTable:
         self._shoe_count = -1
         self._dropout_until = 0.0
         self._publishers: set[str] = set()
+        self._vision_seen: list[AnyBody] = []
+        self.last_refusal = ""
+        self.coup_number = 0
+        self.state_seen = False
 
     # -- reading the bus
     def _absorb(self, timeout_ms: int) -> None:
@@ -282,10 +304,18 @@ class VirtualTable:
             self._shoe_count = body.count
         elif isinstance(body, FlagRaised):
             self.results.flags[body.kind] += 1
+        elif isinstance(body, Refused):
+            self.last_refusal = body.reason
+        elif isinstance(body, TableState):
+            coup = body.state.get("coup")
+            self.coup_number = coup if isinstance(coup, int) else self.coup_number
+            self.state_seen = True
         elif isinstance(body, CoupSettled):
             self.results.settled.append(body)
             if self.on_settled:
                 self.on_settled(body)
+        if envelope.publisher == "vision" and isinstance(body, OBSERVED):
+            self._vision_seen.append(body)
 
     def _wait(self, condition: Callable[[], bool], what: str) -> None:
         deadline = time.monotonic() + WAIT_S
@@ -326,6 +356,8 @@ class VirtualTable:
                         self._sent_cards[self.publisher.seq] = time.perf_counter()
                 if self._sent_cards:  # read it back at once: its delay is then the bus's, not our next step's
                     self._flush()
+                if isinstance(self.vision, RenderedCamera):
+                    self._watch_camera(self.vision)
                 if self.pace_s:
                     time.sleep(self.pace_s)
             case KeypadEntry(line=line):
@@ -352,8 +384,50 @@ class VirtualTable:
             case SerialNoise(data=data):
                 self.shoe.noise(data)
 
-    def finish_coup(self, plan: CoupPlan) -> None:
-        self._wait(lambda: any(s.coup == plan.number for s in self.results.settled), f"coup {plan.number}'s payouts")
+    def _watch_camera(self, camera: RenderedCamera) -> None:
+        """Until the vision process has published what a perfect camera would for this scene change (or a while
+        has passed: what it missed is counted, and the table goes on as a dealer would)."""
+        wanted = Counter(observation_key(body) for _topic, body in camera.expected if isinstance(body, OBSERVED))
+        shown = time.perf_counter()
+        deadline = time.monotonic() + (VISION_WAIT_S if wanted else SCENE_HOLD_S)
+        start = len(self._vision_seen)
+
+        def got() -> Counter[tuple[object, ...]]:
+            return Counter(observation_key(body) for body in self._vision_seen[start:])
+
+        while time.monotonic() < deadline and not wanted <= got():
+            self._absorb(20)
+        seen = got()
+        if wanted and wanted <= seen:
+            self.results.vision_delays.append(time.perf_counter() - shown)
+        self.results.vision_expected += wanted.total()
+        self.results.vision_matched += (wanted & seen).total()
+        self.results.vision_misses += [f"missed {key}" for key in (wanted - seen).elements()]
+        self.results.vision_misses += [f"extra {key}" for key in (seen - wanted).elements()]
+
+    def finish_coup(self, plan: CoupPlan, recover: bool = False) -> None:
+        """Until the coup is settled. With ``recover`` (a real camera may miss things), a coup that does not settle
+        is handled as a table chief would: declared void, settled (every stake returned) and paid, and play goes on.
+        """
+        settled = lambda: any(s.coup == plan.number for s in self.results.settled)  # noqa: E731
+        try:
+            self._wait(settled, f"coup {plan.number}'s payouts")
+        except RuntimeError:
+            if not recover:
+                raise
+            print(f"coup {plan.number} did not settle ({self.last_refusal or 'no reason given'}): the table chief "
+                  f"declares it void", flush=True)
+            self.results.voided_by_chief.append(plan.number)
+            for op in (DeclareVoid(0, "the camera did not see the whole coup"), Settle(0, JACKPOT_METER_CENTS)):
+                self.publisher.publish("dealer.keypad", DealerOperation(format_operation(op).split(" ", 1)[1]))
+            self._wait(settled, f"coup {plan.number}'s payouts once void")
+            for _ in range(8):  # one press per seat paid, then the end of the coup
+                if self.coup_number > plan.number:
+                    break
+                self.state_seen = False
+                self._sensor(("button", "payment_done"), lambda: self.pins.act("payment_done", "press"),
+                             "the payment_done button's event")
+                self._wait(lambda: self.state_seen, "the table's state after the press")
         self._flush()
 
     def close(self) -> None:
@@ -385,6 +459,11 @@ class Stack:
             log.close()  # type: ignore[attr-defined]
 
 
+#: how long the virtual table waits for the camera to see a change, and shows a change that shows nothing new
+VISION_WAIT_S = 10.0
+SCENE_HOLD_S = 0.4
+
+
 def _parent_death_signal() -> Callable[[], None] | None:
     """Linux: a child asks for SIGTERM when the demo dies, even killed outright (a test's timeout), so no table
     stack or sensors process outlives it. Looked up here, in the parent: the child only makes the call."""
@@ -399,7 +478,12 @@ def _parent_death_signal() -> Callable[[], None] | None:
 _die_with_parent = _parent_death_signal()
 
 
-def start_stack(folder: Path, profile_name: str) -> Stack:
+def camera_endpoint(folder: Path) -> str:
+    return f"zmq+ipc://{folder}/run/camera.sock"
+
+
+def start_stack(folder: Path, profile_name: str, rendered: bool = False) -> Stack:
+    """The table's processes; with ``rendered``, a vision process reads the virtual camera's frames."""
     from .script import table_rules
 
     rules = table_rules(profile_name)
@@ -407,7 +491,8 @@ def start_stack(folder: Path, profile_name: str) -> Stack:
     port = _free_port()
     table = CONFIG.format(profile=profile_name, minimum=MINIMUM_CENTS, maximum=MAXIMUM_CENTS,
                           bonus=_toml_bool(rules.bonus), purchase=_toml_bool(rules.card_purchase),
-                          jackpot=_toml_bool(rules.jackpot), meter=JACKPOT_METER_CENTS, port=port)
+                          jackpot=_toml_bool(rules.jackpot), meter=JACKPOT_METER_CENTS, port=port,
+                          camera=camera_endpoint(folder) if rendered else "sim")
     (folder / "table.toml").write_text(table)
     shoe_link = folder / "run" / "shoe"
     (folder / "sensors.toml").write_text(table + SENSORS.format(port=shoe_link))
@@ -446,18 +531,20 @@ def plans(script: Script) -> Iterator[tuple[list[Step], CoupPlan]]:
 
 
 def run_demo(coups: int | None, seed: int, profile_name: str, headless: bool, pace_s: float,
-             folder: Path | None = None, script: str | None = None) -> int:
+             folder: Path | None = None, script: str | None = None, camera: str = "rendered") -> int:
+    """``camera``: ``rendered`` (frames through the real vision process) or ``direct`` (the observations a perfect
+    camera would publish, for fast runs)."""
     played_script = load_script(script) if script else random_script(seed, coups or 100_000, profile_name)
     if coups is None and script:
         coups = len(played_script.coups)
     folder = folder or Path(tempfile.mkdtemp(prefix="stud-table-demo-"))
     folder.mkdir(parents=True, exist_ok=True)
-    stack = start_stack(folder, played_script.profile)
+    stack = start_stack(folder, played_script.profile, rendered=camera == "rendered")
     context = zmq.Context()
     # A SIGTERM (systemd, timeout) stops the demo as Ctrl-C does: the stack is stopped too.
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     try:
-        return _play(context, stack, played_script, coups, headless, pace_s)
+        return _play(context, stack, played_script, coups, headless, pace_s, camera, seed)
     except KeyboardInterrupt:
         print("\nstopped")
         return 0
@@ -474,7 +561,7 @@ def _announce(body: CoupSettled) -> None:
 
 
 def _play(context: zmq.Context, stack: Stack, script: Script, coups: int | None, headless: bool,
-          pace_s: float) -> int:
+          pace_s: float, camera: str = "direct", seed: int = 0) -> int:
     wait_for_engine(context, stack)
     url = f"http://127.0.0.1:{stack.port}/display"
     print(f"table stack running in {stack.folder} (logs: table.log, sensors.log)")
@@ -484,7 +571,9 @@ def _play(context: zmq.Context, stack: Stack, script: Script, coups: int | None,
     if not headless:
         webbrowser.open(url)
     pins = VirtualPins(context, f"ipc://{stack.folder}/run/pins.sock")
-    table = VirtualTable(context, stack.folder, stack.shoe, pins, pace_s=pace_s, on_settled=_announce)
+    driver = RenderedCamera(context, camera_endpoint(stack.folder), seed=seed) if camera == "rendered" else None
+    table = VirtualTable(context, stack.folder, stack.shoe, pins, pace_s=pace_s, on_settled=_announce,
+                         vision=driver)
     try:
         table.wait_ready()
         played = 0
@@ -492,7 +581,7 @@ def _play(context: zmq.Context, stack: Stack, script: Script, coups: int | None,
             if coups is not None and played >= coups:
                 break
             table.play(opening + plan.steps)
-            table.finish_coup(plan)
+            table.finish_coup(plan, recover=driver is not None)
             played += 1
     except RuntimeError as error:
         print(f"stud-table demo: {error}; see the logs in {stack.folder}", file=sys.stderr)
@@ -500,8 +589,14 @@ def _play(context: zmq.Context, stack: Stack, script: Script, coups: int | None,
     finally:
         table.close()
         pins.close()
+        if driver is not None:
+            driver.close()
     results = table.results
     print(f"{played} coups played, {sum(results.flags.values())} flags {dict(results.flags)}, "
           f"paid {format_money(results.paid)} €")
+    if driver is not None:
+        print(f"camera: {driver.frames_sent} frames rendered; the vision process published "
+              f"{results.vision_matched} of the {results.vision_expected} observations a perfect camera would have"
+              + (f"; differences: {'; '.join(results.vision_misses[:12])}" if results.vision_misses else ""))
     print(f"event store: {stack.folder / 'var' / 'events.sqlite'}")
     return 0

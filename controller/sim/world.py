@@ -15,7 +15,15 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from controller.bus.schema import AnyBody, CameraStatus, CardIdentified, CardPlaced, CardsLifted, ChipsChanged
+from controller.bus.schema import (
+    AnyBody,
+    CameraStatus,
+    CardExposed,
+    CardIdentified,
+    CardPlaced,
+    CardsLifted,
+    ChipsChanged,
+)
 from controller.rules.cards import Card, full_deck
 from controller.rules.history import format_operation
 from controller.rules.operations import (
@@ -147,7 +155,8 @@ class World:
         self.noise_seed = noise_seed
         layout = load_layout()
         self._zones = {(zone.seat, zone.area): zone.centre for zone in layout.zones}
-        self._dealer_hand_at = self._zones.get((DEALER, "cards"), (layout.width / 2, layout.height / 2))
+        self._dealer_card_area = self._zones[DEALER, "cards"]
+        self._dealer_stands_at = (layout.width / 2, 0.0)  # the dealer's side of the felt: his arm reaches from there
 
     # -- plumbing
     def _apply(self, op: Operation) -> None:
@@ -195,8 +204,8 @@ class World:
         self.shoe_count += 1
         self.steps.append(ShoeDraw(self.shoe_count))
         self._apply(ShoeCount(self._tick(), self.shoe_count))
-        target = self._zones.get((position, "cards"), self._dealer_hand_at)
-        self._show(replace(self.scene, arms=(Arm(self._dealer_hand_at, target),)))
+        target = self._zones.get((position, "cards"), self._dealer_card_area)
+        self._show(replace(self.scene, arms=(Arm(self._dealer_stands_at, target),)))
         slot = len(self.scene.hand(position)) if index is None else index
         self._show(replace(self.scene.with_card(CardOnFelt(position, slot, str(card), face_up)), arms=()))
 
@@ -406,3 +415,23 @@ class DirectVision:
             if amount != stacks_before.get((seat, box), 0):
                 events.append(("vision.chips", ChipsChanged(seat, box, amount)))  # type: ignore[arg-type]
         return events
+
+
+#: what the vision pipeline publishes about the felt (its camera status aside)
+OBSERVED = (CardPlaced, CardIdentified, CardExposed, CardsLifted, ChipsChanged)
+
+
+def observation_key(body: object) -> tuple[object, ...]:
+    """What must agree between the perfect camera and the real one (the order of arrival is checked apart)."""
+    match body:
+        case CardPlaced(position=position, card=card, face_up=face_up):
+            return ("placed", position, card, face_up)
+        case CardIdentified(position=position, index=index, card=card):
+            return ("identified", position, index, card)
+        case CardExposed(position=position, index=index):
+            return ("exposed", position, index)
+        case CardsLifted(seat=seat):
+            return ("lifted", seat)
+        case ChipsChanged(seat=seat, box=box, amount=amount):
+            return ("chips", seat, box, amount)
+    return (type(body).__name__,)
