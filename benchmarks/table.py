@@ -9,7 +9,11 @@ answers (the table waits for each sensor's event and each coup's payouts, never 
     back from the proxy, and a card through the shoe's beam to the shoe's count on the bus (pty, serial link,
     sensors process).
 
-    .venv/bin/python benchmarks/table.py [--json] [--coups 20] [--seed 1]
+With ``--camera rendered`` the camera is the virtual table's rendered frames read by the real vision process
+(committed models): the card delay is then from the frame showing the new card to its last observation on the bus,
+and the figures say how many of a perfect camera's observations the vision process made.
+
+    .venv/bin/python benchmarks/table.py [--json] [--coups 20] [--seed 1] [--camera direct|rendered]
 """
 
 from __future__ import annotations
@@ -28,7 +32,15 @@ ROOT = Path(__file__).resolve().parent.parent
 # In place of this script's folder: benchmarks/vision.py would shadow the vision package (a namespace package).
 sys.path[0] = str(ROOT)
 
-from controller.sim.demo import VirtualPins, VirtualTable, plans, start_stack, wait_for_engine  # noqa: E402
+from controller.sim.camera import RenderedCamera  # noqa: E402
+from controller.sim.demo import (  # noqa: E402
+    VirtualPins,
+    VirtualTable,
+    camera_endpoint,
+    plans,
+    start_stack,
+    wait_for_engine,
+)
 from controller.sim.script import random_script  # noqa: E402
 
 LIVE_COUPS_PER_HOUR = 60
@@ -87,24 +99,26 @@ def peak_rss_mib(pid: int) -> float:
     return 0.0
 
 
-def run(coups: int, seed: int) -> dict[str, object]:
+def run(coups: int, seed: int, camera: str = "direct") -> dict[str, object]:
     script = random_script(seed, coups)
+    rendered = camera == "rendered"
     with tempfile.TemporaryDirectory(prefix="bench-table-") as name:
         folder = Path(name)
-        stack = start_stack(folder, script.profile)
+        stack = start_stack(folder, script.profile, rendered=rendered)
         context = zmq.Context()
-        pins = table = None
+        pins = table = driver = None
         try:
             wait_for_engine(context, stack)
             pins = VirtualPins(context, f"ipc://{folder}/run/pins.sock")
-            table = VirtualTable(context, folder, stack.shoe, pins)
+            driver = RenderedCamera(context, camera_endpoint(folder), seed=seed) if rendered else None
+            table = VirtualTable(context, folder, stack.shoe, pins, vision=driver)
             table.wait_ready()
             processes = stack_processes(stack.run.pid, stack.sensors.pid)
             cpu_before = {role: cpu_seconds(pid) for role, pid in processes.items()}
             started = time.perf_counter()
             for opening, plan in plans(script):
                 table.play(opening + plan.steps)
-                table.finish_coup(plan)
+                table.finish_coup(plan, recover=rendered)
             elapsed = time.perf_counter() - started
             usage = {role: {"pid": pid, "cpu_s_playing": round(cpu_seconds(pid) - cpu_before[role], 2),
                             "cpu_s_total": round(cpu_seconds(pid), 2), "peak_rss_mib": peak_rss_mib(pid)}
@@ -115,12 +129,17 @@ def run(coups: int, seed: int) -> dict[str, object]:
                 table.close()
             if pins:
                 pins.close()
+            if driver:
+                driver.close()
             stack.stop()
             context.destroy(linger=0)
     per_hour = coups / elapsed * 3600
-    return {"coups": coups, "seed": seed, "seconds": round(elapsed, 2), "coups_per_hour": round(per_hour),
-            "times_live_pace": round(per_hour / LIVE_COUPS_PER_HOUR, 1), "flags": sum(results.flags.values()),
-            "card_on_felt_to_bus_ms": _delays_ms(results.card_delays),
+    return {"coups": coups, "seed": seed, "camera": camera, "seconds": round(elapsed, 2),
+            "coups_per_hour": round(per_hour), "times_live_pace": round(per_hour / LIVE_COUPS_PER_HOUR, 1),
+            "flags": sum(results.flags.values()),
+            "card_on_felt_to_bus_ms": _delays_ms(results.vision_delays if rendered else results.card_delays),
+            "observations_right": f"{results.vision_matched}/{results.vision_expected}" if rendered else None,
+            "coups_voided_by_chief": results.voided_by_chief,
             "shoe_card_to_bus_ms": _delays_ms(results.shoe_delays), "processes": usage,
             "load_average": os.getloadavg(), "cpus": os.cpu_count()}
 
@@ -130,10 +149,11 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--coups", type=int, default=20)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--camera", choices=["direct", "rendered"], default="direct")
     args = parser.parse_args()
     if args.coups < 1:
         parser.error("--coups must be at least 1")
-    result = run(args.coups, args.seed)
+    result = run(args.coups, args.seed, args.camera)
     if args.json:
         print(json.dumps(result, indent=2))
         return
@@ -147,6 +167,9 @@ def main() -> None:
     for role, usage in result["processes"].items():  # type: ignore[attr-defined]
         print(f"  {role:30} cpu {usage['cpu_s_playing']:7.2f} s playing, {usage['cpu_s_total']:7.2f} s in all; "
               f"peak RSS {usage['peak_rss_mib']:7.1f} MiB")
+    if result["observations_right"]:
+        print(f"vision: {result['observations_right']} of a perfect camera's observations; coups the chief voided: "
+              f"{result['coups_voided_by_chief'] or 'none'}")
     print(f"load average {result['load_average']}, {result['cpus']} CPUs")
 
 

@@ -133,7 +133,7 @@ def train_identifier(args: argparse.Namespace) -> None:
         rx, ry, srcs = _real_crops()
         np.savez(cache, rx=rx, ry=ry, srcs=np.array(srcs))
     print(f"real crops: {len(rx)} from {len(set(srcs))} train photos ({time.time() - t0:.0f}s)", flush=True)
-    tex = build_textures()
+    tex = build_textures(kde_decks=getattr(args, "kde_decks", False))
     sx, sy = _synth_crops(rng, tex, args.synth_per_class)
     print(f"synthetic crops: {len(sx)} ({time.time() - t0:.0f}s)", flush=True)
     # hold out ~8% of the real train photos (by image) to monitor generalisation / pick the best epoch

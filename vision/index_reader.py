@@ -115,7 +115,8 @@ def _augment(rng: np.random.Generator, crop: np.ndarray) -> np.ndarray:
     return np.clip(out, 0, 255).astype(np.uint8)
 
 
-def train(data: list[Path], minutes: float, seed: int, out: Path) -> None:
+def train(data: list[Path], minutes: float, seed: int, out: Path, init: Path | None = None,
+          max_lr: float = 2e-3) -> None:
     import torch
     import torch.nn.functional as F
 
@@ -133,7 +134,10 @@ def train(data: list[Path], minutes: float, seed: int, out: Path) -> None:
     train_idx = order[len(x) // 10:]
     print(f"index crops: {len(train_idx)} train, {len(monitor)} monitor, {len(set(y.tolist()))} classes", flush=True)
     net = _net()
-    opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=5e-4)
+    if init is not None:  # a second cycle from a trained reader
+        net.load_state_dict({k: v.float() for k, v in torch.load(init, weights_only=False)["state_dict"].items()})
+        print(f"initialised from {init}", flush=True)
+    opt = torch.optim.AdamW(net.parameters(), lr=max_lr, weight_decay=5e-4)
     started = time.time()
     budget = minutes * 60
     best, epoch = -1.0, 0
@@ -147,7 +151,7 @@ def train(data: list[Path], minutes: float, seed: int, out: Path) -> None:
         for k in range(0, len(perm) - 63, 64):
             frac = min(1.0, (time.time() - started) / budget)
             for group in opt.param_groups:
-                group["lr"] = 2e-3 * (min(1.0, frac / 0.05) if frac < 0.05 else 0.5 * (1 + math.cos(math.pi * frac)))
+                group["lr"] = max_lr * (frac / 0.05 if frac < 0.05 else 0.5 * (1 + math.cos(math.pi * frac)))
             batch = perm[k:k + 64]
             xb = torch.from_numpy(np.stack([_augment(rng, x[i]) for i in batch])).permute(0, 3, 1, 2).float().div(255)
             yb = torch.from_numpy(y[batch]).long()
@@ -179,8 +183,10 @@ def main(argv: list[str] | None = None) -> int:
     command.add_argument("--minutes", type=float, default=25)
     command.add_argument("--seed", type=int, default=0)
     command.add_argument("--out", type=Path, default=MODEL_PATH)
+    command.add_argument("--init", type=Path, help="start from this reader (a second training cycle)")
+    command.add_argument("--max-lr", type=float, default=2e-3)
     args = parser.parse_args(argv)
-    train(args.data, args.minutes, args.seed, args.out)
+    train(args.data, args.minutes, args.seed, args.out, args.init, args.max_lr)
     return 0
 
 

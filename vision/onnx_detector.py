@@ -1,7 +1,7 @@
 """The card/chip detector as the Pi runs it: the YOLO model exported to ONNX, run by ONNX Runtime on batches of
 square crops, with its own decoding (no ultralytics at run time).
 
-    python -m vision.onnx_detector export      # models/card_detector.pt -> models/card_detector.onnx
+    python -m vision.onnx_detector export      # models/table_detector.pt -> models/table_detector.onnx
 
 ONNX Runtime was chosen over NCNN and OpenVINO because it installs from PyPI on the Pi (aarch64 wheels) and here,
 and ultralytics' NCNN export needs a converter (pnnx) fetched from the network at export time.
@@ -17,7 +17,10 @@ import numpy as np
 
 from vision.common import DET_CLASSES, MODELS
 
-ONNX_PATH = MODELS / "card_detector.onnx"
+#: the table's detector: trained on the overhead crops of the felt as well as on photos (``card_detector.pt`` is the
+#: photo reader's)
+WEIGHTS_PATH = MODELS / "table_detector.pt"
+ONNX_PATH = WEIGHTS_PATH.with_suffix(".onnx")
 
 
 @dataclass(frozen=True)
@@ -92,7 +95,7 @@ class OnnxDetector:
         return results
 
 
-def export(weights: Path = MODELS / "card_detector.pt", imgsz: int | None = None) -> Path:
+def export(weights: Path = WEIGHTS_PATH, imgsz: int | None = None) -> Path:
     """Export the trained detector to ONNX (dynamic batch) beside its weights."""
     import shutil
     import tempfile
@@ -116,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(prog="python -m vision.onnx_detector")
     parser.add_argument("command", choices=["export"])
-    parser.add_argument("--weights", default=str(MODELS / "card_detector.pt"))
+    parser.add_argument("--weights", default=str(WEIGHTS_PATH))
     args = parser.parse_args(argv)
     print(f"exported to {export(Path(args.weights))}")
     return 0

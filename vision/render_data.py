@@ -43,8 +43,13 @@ def vision_label(card_text: str) -> str:
     return ("10" if rank == "T" else rank) + suit
 
 
-def random_camera(rng: np.random.Generator, layout: Layout) -> TableCamera:
-    size = (1920, 1080) if rng.random() < 0.75 else (2560, 1440)
+#: frame sizes drawn from (a size listed twice is drawn twice as often)
+DEFAULT_SIZES = ((1920, 1080), (1920, 1080), (1920, 1080), (2560, 1440))
+
+
+def random_camera(rng: np.random.Generator, layout: Layout,
+                  sizes: tuple[tuple[int, int], ...] = DEFAULT_SIZES) -> TableCamera:
+    size = sizes[int(rng.integers(len(sizes)))]
     return TableCamera(width=size[0], height=size[1], felt_mm=(layout.width, layout.height),
                        distance_mm=float(rng.uniform(1400, 1900)), tilt_deg=float(rng.uniform(4, 20)),
                        roll_deg=float(rng.uniform(-3, 3)), fill=float(rng.uniform(0.86, 0.97)),
@@ -154,7 +159,8 @@ def frame_samples(renderer: Renderer, scene: SceneState, frame: np.ndarray, layo
     return detector, identifier
 
 
-def generate(out: Path, frames: int, seed: int, frames_per_renderer: int = 5) -> None:
+def generate(out: Path, frames: int, seed: int, frames_per_renderer: int = 5,
+             sizes: tuple[tuple[int, int], ...] = DEFAULT_SIZES) -> None:
     layout = load_layout()
     rng = np.random.default_rng(seed)
     (out / "images").mkdir(parents=True, exist_ok=True)
@@ -166,7 +172,7 @@ def generate(out: Path, frames: int, seed: int, frames_per_renderer: int = 5) ->
     for i in range(frames):
         if i % frames_per_renderer == 0:
             deck = TRAIN_DECKS[int(rng.integers(len(TRAIN_DECKS)))]
-            renderer = Renderer(layout, random_camera(rng, layout), deck=deck, seed=int(rng.integers(1 << 30)))
+            renderer = Renderer(layout, random_camera(rng, layout, sizes), deck=deck, seed=int(rng.integers(1 << 30)))
         assert renderer is not None
         scene = random_scene(rng, layout)
         frame = renderer.render(scene, int(i * 40))
@@ -200,8 +206,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("build/vision/render"))
     parser.add_argument("--frames", type=int, default=200)
     parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--sizes", default=",".join(f"{w}x{h}" for w, h in DEFAULT_SIZES),
+                        help="frame sizes drawn from, WxH separated by commas (repeat one to draw it more often)")
     args = parser.parse_args(argv)
-    generate(args.out, args.frames, args.seed)
+    try:
+        sizes = tuple(tuple(int(v) for v in size.split("x")) for size in args.sizes.split(","))
+    except ValueError:
+        parser.error(f"--sizes {args.sizes!r}: expected WxH,WxH... such as 1920x1080,3840x2160")
+    generate(args.out, args.frames, args.seed, sizes=sizes)  # type: ignore[arg-type]
     return 0
 
 

@@ -79,8 +79,10 @@ def _trim(card: np.ndarray) -> np.ndarray:
     return card[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
 
 
-def build_textures(cache: Path = BUILD / "cards", verbose: bool = True) -> dict[str, list[np.ndarray]]:
-    """Return {label: [RGBA arrays]} for the 52 faces, 'BACK' and 'JOKER'. Cached as PNG under ``cache``."""
+def build_textures(cache: Path = BUILD / "cards", verbose: bool = True,
+                   kde_decks: bool = False) -> dict[str, list[np.ndarray]]:
+    """Return {label: [RGBA arrays]} for the 52 faces, 'BACK' and 'JOKER'. Cached as PNG under ``cache``.
+    ``kde_decks`` adds the KDE decks that ``vision.render_data`` trains on."""
     from PIL import Image
 
     out: dict[str, list[np.ndarray]] = {k: [] for k in CARDS + ["BACK", "JOKER"]}
@@ -136,6 +138,23 @@ def build_textures(cache: Path = BUILD / "cards", verbose: bool = True) -> dict[
             alpha[:2, :] = alpha[-2:, :] = 0
             alpha[:, :2] = alpha[:, -2:] = 0
             out[lab].append(np.dstack([rgb, alpha]))
+    # The KDE decks the virtual table's training crops use (never the demo's svg-standard), as BGRA sprites.
+    if kde_decks:
+        import cv2
+
+        from controller.rules.cards import full_deck
+        from controller.sim.render import card_art
+        from vision.render_data import TRAIN_DECKS, vision_label
+
+        for deck in TRAIN_DECKS:
+            if deck is None:
+                continue
+            faces, back, source = card_art(deck, (CARD_H * 2 // 3, CARD_H))
+            if source == "programmatic":
+                continue  # the deck did not render: its stand-in cards are not art
+            for card in full_deck():
+                out[vision_label(str(card))].append(cv2.cvtColor(faces[str(card)], cv2.COLOR_BGRA2RGBA))
+            out["BACK"].append(cv2.cvtColor(back, cv2.COLOR_BGRA2RGBA))
     # Extra procedural backs (Bicycle-like red/blue, plain patterns), a few per colour.
     rng = np.random.default_rng(123)
     for _ in range(8):

@@ -108,8 +108,9 @@ def train_detector(args: argparse.Namespace) -> None:
     w = project / args.name / "weights"
     best = w / "best.pt" if (w / "best.pt").exists() else w / "last.pt"
     MODELS.mkdir(exist_ok=True)
-    export_slim(best, MODELS / "card_detector.pt")
-    print(f"detector trained in {time.time() - t0:.0f}s -> {MODELS / 'card_detector.pt'}", flush=True)
+    out = Path(args.out)
+    export_slim(best, out)
+    print(f"detector trained in {time.time() - t0:.0f}s -> {out}", flush=True)
 
 
 def export_slim(src: Path, dst: Path) -> None:
@@ -133,6 +134,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--epochs", type=int, default=40)
     p.add_argument("--imgsz", type=int, default=320)
     p.add_argument("--batch", type=int, default=16)
+    p.add_argument("--out", default=str(MODELS / "card_detector.pt"),
+                   help="where to write the weights (the table's detector: models/table_detector.pt)")
     p.add_argument("--lr0", type=float, default=0.01)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--name", default="det")
@@ -145,6 +148,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--init", default=None, help="start from this identifier checkpoint (fine-tune)")
     p.add_argument("--max-lr", type=float, default=3e-3)
     p.add_argument("--out", default=None, help="where to write the weights (default models/card_identifier.pt)")
+    p.add_argument("--kde-decks", action="store_true", help="add the KDE decks of vision.render_data to the art")
     a = ap.parse_args(argv)
     if a.cmd == "prep-detector":
         prep_detector(a.synth, BUILD / "det")
