@@ -99,10 +99,15 @@ def rectified(frame_bgr: np.ndarray, crop_to_image: np.ndarray, size: int) -> np
                                borderMode=cv2.BORDER_CONSTANT)
 
 
+_ARM_KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9))
+
+
 def _skin_mask(crop_bgr: np.ndarray) -> np.ndarray:
-    """Skin-coloured pixels (arms, hands): a wide HSV/YCrCb band, which green felt, cards and chips fall outside."""
+    """Skin-coloured blobs the size of a hand or an arm: a YCrCb band, which green felt and white card stock fall
+    outside, then an opening that removes what is thinner than about a finger (a chip's red stripes, a red pip's
+    anti-aliased edge)."""
     ycrcb = cv2.cvtColor(crop_bgr, cv2.COLOR_BGR2YCrCb)
-    return cv2.inRange(ycrcb, (40, 138, 77), (250, 175, 127)) > 0
+    return cv2.morphologyEx(cv2.inRange(ycrcb, (40, 138, 77), (250, 175, 127)), cv2.MORPH_OPEN, _ARM_KERNEL) > 0
 
 
 class TableReader:
@@ -191,8 +196,10 @@ class TableReader:
                 label = INDEX_CLASSES[best]
                 old = observations[index]
                 kind = "card_back" if label == "BACK" else "card_face"
+                # the confidence stays the detector's: that a card is there; an unsure reading of which card it
+                # is must not make the tracker lose the card (its identity is a vote over frames)
                 observations[index] = ZoneObservation(old.seat, old.area, kind, label, old.x_mm, old.y_mm,
-                                                      old.confidence * float(p[best]), old.outline_px)
+                                                      old.confidence, old.outline_px)
         return FrameReading(tuple(observations), frozenset(occluded))
 
     def _chip_value(self, crop_bgr: np.ndarray, box) -> int:

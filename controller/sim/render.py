@@ -4,9 +4,9 @@ Everything is drawn in table space (millimetres, at ``px_per_mm``) over a cached
 outlines, ArUco markers), then mapped to the camera image in one ``cv2.remap`` whose precomputed maps hold both the
 camera's homography and its lens distortion, so each card lands exactly where the layout puts it.
 
-Card art is kept apart from the detector's training data (aisleriot decks, ``../shared/realcards``): it comes from
-Debian's ``kdegames-card-data-kf5``, deck ``svg-standard`` (GPL-2+, see
-``/usr/share/doc/kdegames-card-data-kf5/copyright``). Each card is rendered once with ``rsvg-convert --export-id``
+The demo's card art is kept apart from every model's training data: it comes from Debian's
+``kdegames-card-data-kf5``, deck ``svg-standard`` (LGPL-2, see ``/usr/share/doc/kdegames-card-data-kf5/copyright``),
+which no model trained on (``vision.render_data`` trains on the other KDE decks). Each card is rendered once with ``rsvg-convert --export-id``
 into ``build/card-art/`` and kept in memory afterwards; without the deck or ``rsvg-convert`` the cards are drawn
 programmatically (with a warning).
 """
