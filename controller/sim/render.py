@@ -6,9 +6,9 @@ camera's homography and its lens distortion, so each card lands exactly where th
 
 The demo's card art is kept apart from every model's training data: it comes from Debian's
 ``kdegames-card-data-kf5``, deck ``svg-standard`` (LGPL-2, see ``/usr/share/doc/kdegames-card-data-kf5/copyright``),
-which no model trained on (``vision.render_data`` trains on the other KDE decks). Each card is rendered once with ``rsvg-convert --export-id``
-into ``build/card-art/`` and kept in memory afterwards; without the deck or ``rsvg-convert`` the cards are drawn
-programmatically (with a warning).
+which no model trained on (``vision.render_data`` trains on the other KDE decks). Each card is rendered once with
+``rsvg-convert --export-id`` into ``build/card-art/`` and kept in memory afterwards; without the deck or
+``rsvg-convert`` the cards are drawn programmatically (with a warning).
 """
 
 from __future__ import annotations
