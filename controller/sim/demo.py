@@ -530,6 +530,13 @@ def plans(script: Script) -> Iterator[tuple[list[Step], CoupPlan]]:
         yield (opening if number == 0 else []), world.play(coup)
 
 
+def _stop_on_sigterm(*_: object) -> None:
+    """A SIGTERM stops the demo as Ctrl-C does. Only the first: ``timeout`` and systemd signal the whole process
+    group, so a second one comes while the stack is being stopped, and must not cut that short."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise KeyboardInterrupt
+
+
 def run_demo(coups: int | None, seed: int, profile_name: str, headless: bool, pace_s: float,
              folder: Path | None = None, script: str | None = None, camera: str = "rendered") -> int:
     """``camera``: ``rendered`` (frames through the real vision process) or ``direct`` (the observations a perfect
@@ -542,7 +549,7 @@ def run_demo(coups: int | None, seed: int, profile_name: str, headless: bool, pa
     stack = start_stack(folder, played_script.profile, rendered=camera == "rendered")
     context = zmq.Context()
     # A SIGTERM (systemd, timeout) stops the demo as Ctrl-C does: the stack is stopped too.
-    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    signal.signal(signal.SIGTERM, _stop_on_sigterm)
     try:
         return _play(context, stack, played_script, coups, headless, pace_s, camera, seed)
     except KeyboardInterrupt:
