@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 
 from vision.common import CARDS, MODELS
+from vision.layout import axes, crop_to_table
 
 INDEX_CLASSES = CARDS + ["BACK"]
 #: the corner's region on the card, in mm from its top-left corner: a little margin, the index and a first pip
@@ -38,12 +39,9 @@ def index_crop(frame_bgr: np.ndarray, table_to_image: np.ndarray, corner_mm, ang
     top-left corner on the felt, ``angle_deg`` the direction of its top edge (as ``Zone.angle``)."""
     x0, y0, x1, y1 = (v * scale for v in REGION_MM)
     w, h = INDEX_SIZE
-    a = math.radians(angle_deg)
-    ex = np.array([math.cos(a), -math.sin(a)]) * (x1 - x0) / w  # mm per output pixel, along the card's top edge
-    ey = np.array([math.sin(a), math.cos(a)]) * (y1 - y0) / h
-    origin = np.asarray(corner_mm, float) + ex * x0 * w / (x1 - x0) + ey * y0 * h / (y1 - y0)
-    crop_to_table = np.array([[ex[0], ey[0], origin[0]], [ex[1], ey[1], origin[1]], [0, 0, 1]])
-    m = np.asarray(table_to_image, float) @ crop_to_table
+    ex, ey = axes(angle_deg)
+    origin = np.asarray(corner_mm, float) + ex * x0 + ey * y0
+    m = np.asarray(table_to_image, float) @ crop_to_table(origin, angle_deg, (x1 - x0) / w, (y1 - y0) / h)
     crop = cv2.warpPerspective(frame_bgr, m, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                borderMode=cv2.BORDER_REPLICATE)
     return np.ascontiguousarray(crop[..., ::-1])

@@ -47,6 +47,21 @@ class LayoutError(TomlError):
     """A layout file that cannot be used."""
 
 
+def axes(angle_deg: float) -> tuple[np.ndarray, np.ndarray]:
+    """Unit vectors on the felt of a rectangle turned ``angle_deg`` counter-clockwise as the camera sees it (y down):
+    along its width, along its height. Zones, crops and the rendered cards all follow this one convention."""
+    a = math.radians(angle_deg)
+    return np.array([math.cos(a), -math.sin(a)]), np.array([math.sin(a), math.cos(a)])
+
+
+def crop_to_table(origin_mm, angle_deg: float, mm_per_px_x: float, mm_per_px_y: float | None = None) -> np.ndarray:
+    """3x3 matrix: pixel (u, v, 1) of an upright crop -> table mm (x, y, 1); the crop's pixel (0, 0) lies at
+    ``origin_mm`` and its x axis runs along ``angle_deg``."""
+    ex, ey = axes(angle_deg)
+    ex, ey = ex * mm_per_px_x, ey * (mm_per_px_x if mm_per_px_y is None else mm_per_px_y)
+    return np.array([[ex[0], ey[0], origin_mm[0]], [ex[1], ey[1], origin_mm[1]], [0, 0, 1]], float)
+
+
 @dataclass(frozen=True)
 class Zone:
     seat: int  # 1..7, 0 for the dealer and the paying strip
@@ -68,11 +83,8 @@ class Zone:
         if self.radius is not None:
             return dx * dx + dy * dy <= self.radius * self.radius
         assert self.size is not None
-        a = math.radians(self.angle)
-        # rotate the point into the rectangle's own axes
-        u = dx * math.cos(a) - dy * math.sin(a)
-        v = dx * math.sin(a) + dy * math.cos(a)
-        return abs(u) <= self.size[0] / 2 and abs(v) <= self.size[1] / 2
+        ex, ey = axes(self.angle)  # the point in the rectangle's own axes
+        return abs(dx * ex[0] + dy * ex[1]) <= self.size[0] / 2 and abs(dx * ey[0] + dy * ey[1]) <= self.size[1] / 2
 
     def distance(self, x: float, y: float) -> float:
         """How far a point lies outside the zone, in mm (0 inside)."""
@@ -80,9 +92,9 @@ class Zone:
         if self.radius is not None:
             return max(0.0, math.hypot(dx, dy) - self.radius)
         assert self.size is not None
-        a = math.radians(self.angle)
-        u = abs(dx * math.cos(a) - dy * math.sin(a)) - self.size[0] / 2
-        v = abs(dx * math.sin(a) + dy * math.cos(a)) - self.size[1] / 2
+        ex, ey = axes(self.angle)
+        u = abs(dx * ex[0] + dy * ex[1]) - self.size[0] / 2
+        v = abs(dx * ey[0] + dy * ey[1]) - self.size[1] / 2
         return math.hypot(max(u, 0.0), max(v, 0.0))
 
     def outline(self, points: int = 48) -> np.ndarray:
@@ -93,11 +105,9 @@ class Zone:
             return np.stack([cx + self.radius * np.cos(t), cy + self.radius * np.sin(t)], 1)
         assert self.size is not None
         w, h = self.size
-        a = math.radians(self.angle)
-        corners = np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]])
-        # counter-clockwise as seen on the image (y down): the inverse of the rotation used in contains()
-        rot = np.array([[math.cos(a), math.sin(a)], [-math.sin(a), math.cos(a)]])
-        return corners @ rot.T + [cx, cy]
+        ex, ey = axes(self.angle)
+        corners = ((-1, -1), (1, -1), (1, 1), (-1, 1))
+        return np.array([[cx, cy] + sx * ex * w / 2 + sy * ey * h / 2 for sx, sy in corners])
 
 
 @dataclass(frozen=True)

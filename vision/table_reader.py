@@ -13,7 +13,6 @@ long in the frame, hopeless for a detector that shrinks the whole frame to 256-6
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +21,7 @@ import numpy as np
 
 from vision.chips import CHIP_SET
 from vision.index_reader import INDEX_CLASSES, MODEL_PATH, IndexReader, index_crop
-from vision.layout import DEALER, Layout, Zone
+from vision.layout import DEALER, Layout, Zone, axes, crop_to_table
 from vision.onnx_detector import ONNX_PATH, OnnxDetector
 
 #: Side of a seat's region (mm): its card zone and its four bet zones.
@@ -44,12 +43,8 @@ class Region:
 
     def crop_to_table(self, pixels: int) -> np.ndarray:
         """3x3 matrix: crop pixel (u, v, 1) -> table mm (x, y, 1)."""
-        scale = self.side_mm / pixels
-        a = math.radians(self.angle)
-        ex = np.array([math.cos(a), -math.sin(a)]) * scale
-        ey = np.array([math.sin(a), math.cos(a)]) * scale
-        origin = np.array(self.centre) - (ex + ey) * pixels / 2
-        return np.array([[ex[0], ey[0], origin[0]], [ex[1], ey[1], origin[1]], [0, 0, 1]])
+        ex, ey = axes(self.angle)
+        return crop_to_table(np.array(self.centre) - (ex + ey) * self.side_mm / 2, self.angle, self.side_mm / pixels)
 
 
 @dataclass(frozen=True)
@@ -123,14 +118,16 @@ class TableReader:
         self.index_reader = IndexReader(index_model)
         self.occlusion_share = occlusion_share
         self.regions = seat_regions(layout)
-        self._crop_to_image = [self.table_to_image @ r.crop_to_table(self.size) for r in self.regions]
+        # the crops' geometry is fixed with the calibration: computed once, not at every frame
+        self._crop_to_table = [r.crop_to_table(self.size) for r in self.regions]
+        self._crop_to_image = [self.table_to_image @ m for m in self._crop_to_table]
         self._zone_masks = [self._masks(r) for r in self.regions]
         lab = cv2.cvtColor(np.array([[k.colour[::-1] for k in CHIP_SET]], np.uint8), cv2.COLOR_BGR2LAB)
         self._chip_lab = lab[0].astype(np.float32)
 
     def _masks(self, region: Region) -> list[tuple[Zone, np.ndarray]]:
         """Each zone of the region's seat as a boolean mask over the crop."""
-        to_crop = np.linalg.inv(region.crop_to_table(self.size))
+        to_crop = np.linalg.inv(region.crop_to_table(self.size))  # once, at start
         masks = []
         for zone in self.layout.zones:
             if zone.seat != region.seat:
@@ -164,13 +161,13 @@ class TableReader:
         occluded: set[tuple[int, str]] = set()
         corners: list[np.ndarray] = []  # the index crop of each card observation, in order
         card_at: list[int] = []
-        for region, crop, boxes, masks, to_image in zip(self.regions, crops, found, self._zone_masks,
-                                                       self._crop_to_image, strict=True):
+        for region, crop, boxes, masks, to_table, to_image in zip(self.regions, crops, found, self._zone_masks,
+                                                                 self._crop_to_table, self._crop_to_image,
+                                                                 strict=True):
             skin = _skin_mask(crop)
             for zone, mask in masks:
                 if skin[mask].mean() > self.occlusion_share:
                     occluded.add((zone.seat, zone.area))
-            to_table = region.crop_to_table(self.size)
             for box in boxes:
                 centre = to_table @ [(box.x1 + box.x2) / 2, (box.y1 + box.y2) / 2, 1]
                 zone = self._zone_of(region.seat, box.kind, centre[0], centre[1])

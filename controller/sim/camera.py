@@ -37,7 +37,6 @@ class RenderedCamera:
         self.fps = fps
         self.perfect = DirectVision()
         self.expected: list[tuple[str, AnyBody]] = []
-        self.frames_sent = 0
         self._scene = SceneState()
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -59,8 +58,7 @@ class RenderedCamera:
                 scene = self._scene
             if scene.camera_online:
                 t_ms = int((began - self._started) * 1000)
-                if self.sender.send(self.renderer.render(scene, t_ms), t_ms) is not None:
-                    self.frames_sent += 1  # not counting the frames dropped while the vision process was busy
+                self.sender.send(self.renderer.render(scene, t_ms), t_ms)
             self._stop.wait(max(0.0, period - (time.monotonic() - began)))
 
     def close(self) -> None:

@@ -602,7 +602,7 @@ def _play(context: zmq.Context, stack: Stack, script: Script, coups: int | None,
     print(f"{played} coups played, {sum(results.flags.values())} flags {dict(results.flags)}, "
           f"paid {format_money(results.paid)} €")
     if driver is not None:
-        print(f"camera: {driver.frames_sent} frames rendered; the vision process published "
+        print(f"camera: {driver.sender.sent} frames sent to the vision process, which published "
               f"{results.vision_matched} of the {results.vision_expected} observations a perfect camera would have"
               + (f"; differences: {'; '.join(results.vision_misses[:12])}" if results.vision_misses else ""))
     print(f"event store: {stack.folder / 'var' / 'events.sqlite'}")

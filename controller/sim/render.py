@@ -29,7 +29,7 @@ import numpy as np
 from controller.rules.cards import Card, parse_card
 from controller.sim.scene import Arm, CardOnFelt, ChipStack, SceneState
 from vision.chips import CHIP_SET, chip_kind
-from vision.layout import ARUCO_DICTIONARY, DEALER, SEAT_AREAS, Layout, Zone
+from vision.layout import ARUCO_DICTIONARY, DEALER, SEAT_AREAS, Layout, Zone, axes
 
 ROOT = Path(__file__).resolve().parents[2]
 CARDDECKS = Path("/usr/share/carddecks")
@@ -155,12 +155,6 @@ def _camera_maps(camera: TableCamera, px_per_mm: float) -> tuple[np.ndarray, np.
 def _darken(image: np.ndarray, amount: np.ndarray) -> np.ndarray:
     """``image * (1 - amount)`` per pixel (``amount`` float32, one channel), with OpenCV's fast blend."""
     return cv2.blendLinear(image, np.zeros_like(image), 1 - amount, amount)
-
-
-def _axes(angle_deg: float) -> tuple[np.ndarray, np.ndarray]:
-    """A zone's long axis and its across axis, as in ``Zone.outline`` (angle counter-clockwise on the image)."""
-    a = math.radians(angle_deg)
-    return np.array([math.cos(a), -math.sin(a)]), np.array([math.sin(a), math.cos(a)])
 
 
 # ---------------------------------------------------------------------------------------------------- card art
@@ -327,7 +321,7 @@ class Renderer:
         """The card's corners on the felt in mm (top-left, top-right, bottom-right, bottom-left of its art)."""
         zone = self.layout.zone(card.position, "cards")
         jitter = np.random.default_rng([self.seed, 2, card.position, card.index]).uniform(-1, 1, 3)
-        u, v = _axes(zone.angle + 2.0 * jitter[2])
+        u, v = axes(zone.angle + 2.0 * jitter[2])
         centre = np.array(zone.centre) + u * ((card.index - 2) * STAGGER_MM + 1.5 * jitter[0]) + v * 1.5 * jitter[1]
         w, h = CARD_MM
         return np.array([centre + sx * u * w / 2 + sy * v * h / 2 for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))])
@@ -337,7 +331,7 @@ class Renderer:
         the player, ``CHIP_SPREAD_MM`` a chip, as dealers spread a bet for the camera: every chip shows."""
         zone = self.layout.zone(stack.seat, stack.box)
         angle = zone.angle if zone.radius is None else self.layout.zone(stack.seat, "cards").angle
-        u, v = _axes(angle)
+        u, v = axes(angle)
         counts = sorted(Counter(stack.chips).items(), key=lambda item: -item[0])
         spacing = CHIP_DIAMETER_MM + 2 if len(counts) <= 2 else CHIP_DIAMETER_MM * 0.8  # keep them near the box
         places = []
@@ -441,7 +435,7 @@ class Renderer:
     def _draw_lifted(self, canvas: np.ndarray, card: CardOnFelt) -> None:
         """A player peeking: the card raised at the zone's edge (foreshortened, back showing) under his hand."""
         zone = self.layout.zone(card.position, "cards")
-        u, v = _axes(zone.angle)
+        u, v = axes(zone.angle)
         outward = -v if card.position == DEALER else v
         assert zone.size is not None
         centre = (np.array(zone.centre) + u * (card.index - 2) * STAGGER_MM
