@@ -50,8 +50,9 @@ class TableConfig:
     camera_source: str = "sim"
     #: the felt's layout file (vision/layouts/stud-7.toml when not given)
     camera_layout: Path | None = None
-    #: where ``stud-table calibrate`` saved the camera's homography (made from the first frames when missing)
-    camera_calibration: Path | None = None
+    #: where ``stud-table calibrate`` saved the camera's homography (made from the first frames when missing);
+    #: ``calibration.json`` beside the configuration when not given
+    camera_calibration: Path = Path("calibration.json")
     web_host: str = "127.0.0.1"
     web_port: int = 8080
 

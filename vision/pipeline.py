@@ -58,7 +58,7 @@ class VisionProcess:
     def __init__(self, config: TableConfig, context: zmq.Context, reader_factory=None) -> None:
         self.config = config
         self.layout: Layout = load_layout(config.camera_layout or DEFAULT_LAYOUT)
-        self.calibration_path = config.camera_calibration or config.source.parent / "calibration.json"
+        self.calibration_path = config.camera_calibration
         self.calibration: Calibration | None = None
         if self.calibration_path.exists():
             try:
