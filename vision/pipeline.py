@@ -55,7 +55,7 @@ class VisionStats:
 
 
 class VisionProcess:
-    def __init__(self, config: TableConfig, context: zmq.Context, reader_factory=None) -> None:
+    def __init__(self, config: TableConfig, context: zmq.Context) -> None:
         self.config = config
         self.layout: Layout = load_layout(config.camera_layout or DEFAULT_LAYOUT)
         self.calibration_path = config.camera_calibration
@@ -72,7 +72,6 @@ class VisionProcess:
                 self.calibration = None
         self._calibration_failed: str | None = None
         self._next_calibration = 0.0
-        self._reader_factory = reader_factory or (lambda layout, cal: TableReader(layout, cal.table_to_image))
         self.reader: TableReader | None = None
         self.tracker = Tracker()
         self.publisher = Publisher(context, config.bus_publish, "vision", heartbeat_topic="vision.heartbeat")
@@ -152,7 +151,7 @@ class VisionProcess:
             save_calibration(self.calibration, self.calibration_path)
             log.info("vision: calibrated (RMS %.2f mm, markers %s, %dx%d) -> %s", self.calibration.rms_mm,
                      list(self.calibration.markers), *size, self.calibration_path)
-        self.reader = self._reader_factory(self.layout, self.calibration)
+        self.reader = TableReader(self.layout, self.calibration.table_to_image)
         return True
 
     def process(self, frame: Frame) -> list[object]:
