@@ -53,7 +53,8 @@ def film():
     REPORT.unlink(missing_ok=True)
     video = cv2.VideoWriter(str(ARTIFACTS / "coup.avi"), cv2.VideoWriter_fourcc(*"MJPG"), 10, (960, 540))
     try:
-        report = replay(steps, renderer, reader, Tracker(), on_frame=lambda f: video.write(cv2.resize(f, (960, 540))))
+        report = replay(steps, renderer, reader, Tracker(),
+                        on_frame=lambda frame, _scene, _reading: video.write(cv2.resize(frame, (960, 540))))
     finally:
         video.release()
     return report

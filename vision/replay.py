@@ -16,9 +16,10 @@ import numpy as np
 
 from controller.bus.schema import CardPlaced
 from controller.sim.render import Renderer
+from controller.sim.scene import SceneState
 from controller.sim.world import OBSERVED, ButtonPress, DirectVision, SceneChange, Step, observation_key
 from vision.pipeline import observations
-from vision.table_reader import TableReader
+from vision.table_reader import FrameReading, TableReader
 from vision.tracker import Tracker
 
 
@@ -38,10 +39,14 @@ class ReplayReport:
         return sum((Counter(self.expected) & Counter(self.seen)).values())
 
 
+OnFrame = Callable[[np.ndarray, SceneState, FrameReading], None]
+
+
 def replay(steps: list[Step], renderer: Renderer, reader: TableReader, tracker: Tracker, hold_frames: int = 6,
-           frame_ms: int = 100, on_frame: Callable[[np.ndarray], None] | None = None) -> ReplayReport:
+           frame_ms: int = 100, on_frame: OnFrame | None = None) -> ReplayReport:
     """Film ``steps`` (scene changes held ``hold_frames`` frames each; button presses set the tracker's phase as the
-    engine's state would) and compare the tracker's events with the perfect camera's."""
+    engine's state would) and compare the tracker's events with the perfect camera's. ``on_frame(frame, scene,
+    reading)`` sees each frame, the scene it shows and what the reader made of it."""
     perfect = DirectVision()
     report = ReplayReport()
     t_ms = 0
@@ -71,7 +76,7 @@ def replay(steps: list[Step], renderer: Renderer, reader: TableReader, tracker: 
                         got.append(observation_key(event))
                 report.frames += 1
                 if on_frame is not None:
-                    on_frame(frame)
+                    on_frame(frame, step.scene, reading)
                 t_ms += frame_ms
         else:
             t_ms += frame_ms * hold_frames

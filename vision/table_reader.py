@@ -8,7 +8,9 @@ the crops go through the detector in one batch. Each card's top-left corner — 
 
 This is what makes the pipeline fast on a Pi and accurate on small, far cards: at 1920x1080 a card is about 60 px
 long in the frame, hopeless for a detector that shrinks the whole frame to 256-640 px, but 70 px long in a seat's
-256 px crop.
+256 px crop. And most of the felt is still most of the time: a region whose crop has not changed since the models
+last read it keeps that reading (``CHANGE_THRESHOLD``), so a frame where only the dealer's arm moves costs the
+crops it crosses, and a still frame almost nothing.
 """
 
 from __future__ import annotations
@@ -30,6 +32,13 @@ SEAT_REGION_MM = 360.0
 DEALER_REGION_MM = 420.0
 #: how far past its zone's printed line an object still belongs to it
 ZONE_SLACK_MM = 25.0
+#: A region's crop is compared with the one last read through the models as a THUMBNAIL x THUMBNAIL image (each
+#: pixel the mean of a block, so the sensor's noise averages out): on the virtual camera the same scene differs by
+#: at most 6 grey levels between frames, a card, a chip or an arm arriving by 70 or more.
+THUMBNAIL = 32
+CHANGE_THRESHOLD = 24
+#: however still a region looks, the models read it again after this many frames (about 2 s at 6 frames/s)
+REFRESH_FRAMES = 12
 
 
 @dataclass(frozen=True)
@@ -66,6 +75,22 @@ class ZoneObservation:
         """The outline's bounding box in frame pixels (x1, y1, x2, y2)."""
         xs, ys = [p[0] for p in self.outline_px], [p[1] for p in self.outline_px]
         return min(xs), min(ys), max(xs), max(ys)
+
+
+@dataclass
+class _RegionMemory:
+    """What the models last read in a region, and the crop they read it from."""
+
+    thumbnail: np.ndarray
+    observations: list[ZoneObservation]
+    occluded: set[tuple[int, str]]
+    age: int = 0  # frames since then
+
+
+@dataclass
+class ReaderStats:
+    regions_read: int = 0  # through the detector
+    regions_reused: int = 0  # unchanged since they were last read
 
 
 @dataclass(frozen=True)
@@ -110,18 +135,25 @@ class TableReader:
 
     def __init__(self, layout: Layout, table_to_image: np.ndarray, detector: OnnxDetector | None = None,
                  index_model: Path = MODEL_PATH, detector_path: Path = ONNX_PATH,
-                 occlusion_share: float = 0.12) -> None:
+                 occlusion_share: float = 0.12, change_threshold: int = CHANGE_THRESHOLD,
+                 refresh_frames: int = REFRESH_FRAMES) -> None:
+        """``change_threshold``: a region whose crop differs from the one last read by no more than this (grey
+        levels, in any thumbnail pixel and channel) keeps its last reading; -1 reads every region at every frame."""
         self.layout = layout
         self.table_to_image = np.asarray(table_to_image, dtype=np.float64)
         self.detector = detector or OnnxDetector(detector_path)
         self.size = self.detector.imgsz
         self.index_reader = IndexReader(index_model)
         self.occlusion_share = occlusion_share
+        self.change_threshold = change_threshold
+        self.refresh_frames = refresh_frames
+        self.stats = ReaderStats()
         self.regions = seat_regions(layout)
         # the crops' geometry is fixed with the calibration: computed once, not at every frame
         self._crop_to_table = [r.crop_to_table(self.size) for r in self.regions]
         self._crop_to_image = [self.table_to_image @ m for m in self._crop_to_table]
         self._zone_masks = [self._masks(r) for r in self.regions]
+        self._memory: list[_RegionMemory | None] = [None] * len(self.regions)
         lab = cv2.cvtColor(np.array([[k.colour[::-1] for k in CHIP_SET]], np.uint8), cv2.COLOR_BGR2LAB)
         self._chip_lab = lab[0].astype(np.float32)
 
@@ -156,14 +188,40 @@ class TableReader:
 
     def read(self, frame_bgr: np.ndarray) -> FrameReading:
         crops = self.crops(frame_bgr)
-        found = self.detector.detect(crops)
+        thumbnails = [cv2.resize(crop, (THUMBNAIL, THUMBNAIL), interpolation=cv2.INTER_AREA).astype(np.int16)
+                      for crop in crops]
+        changed = [k for k, (memory, thumbnail) in enumerate(zip(self._memory, thumbnails, strict=True))
+                   if memory is None or memory.age >= self.refresh_frames
+                   or int(np.abs(thumbnail - memory.thumbnail).max()) > self.change_threshold]
+        self.stats.regions_read += len(changed)
+        self.stats.regions_reused += len(crops) - len(changed)
+        fresh = self._read_regions(frame_bgr, [(k, crops[k]) for k in changed])
         observations: list[ZoneObservation] = []
         occluded: set[tuple[int, str]] = set()
+        for k, memory in enumerate(self._memory):
+            if k in fresh:
+                memory = self._memory[k] = _RegionMemory(thumbnails[k], *fresh[k])
+            else:
+                assert memory is not None
+                memory.age += 1
+            observations.extend(memory.observations)
+            occluded |= memory.occluded
+        return FrameReading(tuple(observations), frozenset(occluded))
+
+    def _read_regions(self, frame_bgr: np.ndarray, crops: list[tuple[int, np.ndarray]]
+                      ) -> dict[int, tuple[list[ZoneObservation], set[tuple[int, str]]]]:
+        """What lies in each of the given regions (index, crop): detector on the crops in one batch, then the index
+        reader on every card's corner in one batch."""
+        found = self.detector.detect([crop for _, crop in crops])
+        readings: dict[int, tuple[list[ZoneObservation], set[tuple[int, str]]]] = {}
         corners: list[np.ndarray] = []  # the index crop of each card observation, in order
-        card_at: list[int] = []
-        for region, crop, boxes, masks, to_table, to_image in zip(self.regions, crops, found, self._zone_masks,
-                                                                 self._crop_to_table, self._crop_to_image,
-                                                                 strict=True):
+        card_at: list[tuple[int, int]] = []  # (region, place in its observations)
+        for (k, crop), boxes in zip(crops, found, strict=True):
+            region, masks = self.regions[k], self._zone_masks[k]
+            to_table, to_image = self._crop_to_table[k], self._crop_to_image[k]
+            observations: list[ZoneObservation] = []
+            occluded: set[tuple[int, str]] = set()
+            readings[k] = (observations, occluded)
             skin = _skin_mask(crop)
             for zone, mask in masks:
                 if skin[mask].mean() > self.occlusion_share:
@@ -183,21 +241,20 @@ class TableReader:
                     continue
                 top_left = to_table @ [box.x1, box.y1, 1]
                 corners.append(index_crop(frame_bgr, self.table_to_image, top_left[:2], region.angle))
-                card_at.append(len(observations))
+                card_at.append((k, len(observations)))
                 observations.append(ZoneObservation(zone.seat, zone.area, box.kind, "", centre[0], centre[1],
                                                     box.confidence, outline_px))
         if corners:
             probabilities = self.index_reader.probabilities(np.stack(corners))
-            for index, p in zip(card_at, probabilities, strict=True):
-                best = int(p.argmax())
-                label = INDEX_CLASSES[best]
-                old = observations[index]
+            for (k, place), p in zip(card_at, probabilities, strict=True):
+                label = INDEX_CLASSES[int(p.argmax())]
+                old = readings[k][0][place]
                 kind = "card_back" if label == "BACK" else "card_face"
                 # the confidence stays the detector's: that a card is there; an unsure reading of which card it
                 # is must not make the tracker lose the card (its identity is a vote over frames)
-                observations[index] = ZoneObservation(old.seat, old.area, kind, label, old.x_mm, old.y_mm,
-                                                      old.confidence, old.outline_px)
-        return FrameReading(tuple(observations), frozenset(occluded))
+                readings[k][0][place] = ZoneObservation(old.seat, old.area, kind, label, old.x_mm, old.y_mm,
+                                                        old.confidence, old.outline_px)
+        return readings
 
     def _chip_value(self, crop_bgr: np.ndarray, box) -> int:
         """The denomination whose face colour is nearest (Lab) to the chip's centre."""
