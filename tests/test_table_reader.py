@@ -1,0 +1,67 @@
+"""The table reader keeps a region's last reading while its crop does not change, and reads it again when it does.
+
+Frames come from the virtual table's renderer (each frame with its own sensor noise), read by the committed models."""
+
+from __future__ import annotations
+
+import pytest
+
+from controller.sim.render import Renderer, TableCamera
+from controller.sim.scene import CardOnFelt, SceneState
+from vision.calibrate import calibrate
+from vision.layout import load_layout
+from vision.table_reader import TableReader
+
+
+def _what(reading) -> list[tuple[int, str, str, str]]:
+    return sorted((o.seat, o.area, o.kind, o.label) for o in reading.observations)
+
+
+@pytest.fixture(scope="module")
+def table():
+    layout = load_layout()
+    renderer = Renderer(layout, TableCamera(), seed=3)
+    scene = SceneState()
+    for index, card in enumerate(("Ah", "Kd", "7c")):
+        scene = scene.with_card(CardOnFelt(1, index, card, face_up=False))
+    scene = scene.with_card(CardOnFelt(0, 0, "9s", face_up=True))
+    scene = scene.with_chips(1, "ante", (500, 100)).with_chips(5, "ante", (2500,))
+    calibration = calibrate(renderer.render(scene, 0), layout)
+    return layout, renderer, scene, calibration
+
+
+def test_a_still_table_is_not_read_again_and_reads_the_same(table) -> None:
+    layout, renderer, scene, calibration = table
+    reader = TableReader(layout, calibration.table_to_image)
+    first = reader.read(renderer.render(scene, 0))
+    assert reader.stats.regions_read == len(reader.regions)
+    later = renderer.render(scene, 170)  # the same scene, another frame's noise
+    again = reader.read(later)
+    assert reader.stats.regions_reused == len(reader.regions)
+    assert _what(again) == _what(first)
+    # and what the models would read on that frame, every region through them, is what was kept
+    assert _what(TableReader(layout, calibration.table_to_image, change_threshold=-1).read(later)) == _what(again)
+    assert [(o.area, o.kind) for o in again.observations if o.seat == 1].count(("cards", "card_back")) == 3
+
+
+def test_a_card_dealt_is_read_and_only_the_regions_it_changed_are(table) -> None:
+    layout, renderer, scene, calibration = table
+    reader = TableReader(layout, calibration.table_to_image)
+    reader.read(renderer.render(scene, 0))
+    dealt = scene.with_card(CardOnFelt(5, 0, "Qh", face_up=True))
+    reading = reader.read(renderer.render(dealt, 100))
+    read_again = reader.stats.regions_read - len(reader.regions)
+    assert 1 <= read_again < len(reader.regions)
+    assert [(o.area, o.kind) for o in reading.observations if o.seat == 5].count(("cards", "card_face")) == 1
+    # the regions kept still hold what they held
+    assert [(o.area, o.kind) for o in reading.observations if o.seat == 1].count(("cards", "card_back")) == 3
+
+
+def test_a_region_is_read_again_after_refresh_frames_however_still(table) -> None:
+    layout, renderer, scene, calibration = table
+    reader = TableReader(layout, calibration.table_to_image, refresh_frames=2)
+    for t_ms in (0, 100, 200):
+        reader.read(renderer.render(scene, t_ms))
+    assert (reader.stats.regions_read, reader.stats.regions_reused) == (len(reader.regions), 2 * len(reader.regions))
+    reader.read(renderer.render(scene, 300))
+    assert reader.stats.regions_read == 2 * len(reader.regions)
