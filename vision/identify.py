@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.common import ID_CLASSES, MODELS, RANKS, SUITS, split_card
+from vision.index_reader import INDEX_CLASSES
 
 CROP = 96  # identifier input side
 # The identifier has two heads: the kind (13 ranks, BACK, JOKER) and the suit (4); P(card) = P(rank) * P(suit).
@@ -149,8 +150,13 @@ class CardReader:
         imgsz: int | None = None,
         tta: bool = True,
         zoom_out: float | None = 0.5,
+        corners: bool = True,
     ) -> None:
+        """``corners``: also read each card's corner index (``vision.card_corners``) and multiply its probabilities
+        with the identifier's (two readers that err differently)."""
         from ultralytics import YOLO
+
+        from vision.index_reader import IndexReader
 
         self.det = YOLO(str(models / "card_detector.pt"), task="detect")
         train_args = (getattr(self.det, "ckpt", None) or {}).get("train_args", {})
@@ -159,12 +165,35 @@ class CardReader:
         self.conf = conf
         self.tta = tta
         self.zoom_out = zoom_out
+        self.index_reader = IndexReader(models / "card_index.pt") if corners else None
 
     def identify_crops(self, img: np.ndarray, boxes: list) -> np.ndarray:
         """Class probabilities (len(boxes) x len(classes)) for boxes in an RGB image (rotation TTA: 0/90/180/270)."""
         if not boxes:
             return np.zeros((0, len(self.classes)), np.float32)
-        return identify(self.idn, np.stack([square_crop(img, b, self.crop) for b in boxes]), self.tta)
+        probabilities = identify(self.idn, np.stack([square_crop(img, b, self.crop) for b in boxes]), self.tta)
+        if self.index_reader is not None:
+            probabilities = self._with_corners(img, boxes, probabilities)
+        return probabilities
+
+    def _with_corners(self, img: np.ndarray, boxes: list, probabilities: np.ndarray) -> np.ndarray:
+        """The identifier's probabilities times the corner index reader's, for the boxes whose card outline is
+        found; JOKER, which the index reader does not know, gets its even share."""
+        from vision.card_corners import card_quad, corner_crops, index_probabilities
+
+        assert self.index_reader is not None
+        found = [(k, quad) for k, box in enumerate(boxes) if (quad := card_quad(img, box)) is not None]
+        if not found:
+            return probabilities
+        readings = self.index_reader.probabilities(np.concatenate([corner_crops(img, quad) for _, quad in found]))
+        combined = probabilities.copy()
+        known = len(INDEX_CLASSES)  # INDEX_CLASSES is ID_CLASSES without JOKER, in the same order
+        for n, (k, _quad) in enumerate(found):
+            corner = index_probabilities(readings[4 * n:4 * n + 4])
+            combined[k, :known] *= corner
+            combined[k, known:] *= 1.0 / known
+            combined[k] /= combined[k].sum()
+        return combined
 
     def _predict(self, bgr: np.ndarray):
         r = self.det.predict(

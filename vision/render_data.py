@@ -20,12 +20,12 @@ import cv2
 import numpy as np
 
 from controller.rules.cards import full_deck
-from controller.sim.render import CHIP_DIAMETER_MM, DEFAULT_DECK, Renderer, TableCamera
+from controller.sim.render import CHIP_DIAMETER_MM, DEFAULT_DECK, CardArt, Renderer, TableCamera
 from controller.sim.scene import Arm, CardOnFelt, SceneState
 from vision.calibrate import CalibrationError, calibrate
 from vision.chips import CHIP_SET, make_stack
 from vision.index_reader import INDEX_CLASSES, index_crop
-from vision.layout import DEALER, Layout, load_layout
+from vision.layout import DEALER, Layout, axes, load_layout
 from vision.table_reader import rectified, seat_regions
 
 #: Decks the models may learn from. svg-standard is the demo's; konqi-modern does not render; oxygen has coloured
@@ -33,7 +33,15 @@ from vision.table_reader import rectified, seat_regions
 #: novelty decks.
 TRAIN_DECKS = ("svg-dondorf", "svg-future", "svg-gm-paris", "svg-jolly-royal", "svg-nicu-ornamental", "svg-nicu-white",
                "svg-oxygen-air", "svg-oxygen-white", "svg-tigullio-international", None)
-assert DEFAULT_DECK not in TRAIN_DECKS
+#: Decks the index reader learns from: those whose top-left corner shows the rank and suit as on a casino's cards.
+#: Left out: svg-oxygen-air and -white (no rank in the corner), svg-dondorf, svg-gm-paris and aisleriot's
+#: guyenne-classic (court cards without an index), svg-future (no standard index). ``aisleriot-NAME`` is a deck of
+#: Debian's gnome-cards-data (``vision.synth.aisleriot_deck``).
+INDEX_DECKS = ("svg-jolly-royal", "svg-nicu-ornamental", "svg-nicu-white", "svg-tigullio-international", None,
+               *(f"aisleriot-{name}" for name in ("anglo", "anglo_poker", "bellot", "dondorf", "gnomangelo",
+                                                  "neoclassical", "ornamental", "paris", "plastic", "simplistic",
+                                                  "tango")))
+assert DEFAULT_DECK not in TRAIN_DECKS + INDEX_DECKS
 DETECTOR_CROP = 256
 
 
@@ -131,7 +139,8 @@ def frame_samples(renderer: Renderer, scene: SceneState, frame: np.ndarray, layo
             if not under_an_arm(np.array(centre), scene.arms):
                 objects.append((2, camera.table_to_image(np.array(centre) + circle * CHIP_DIAMETER_MM / 2)))
     detector = []
-    for region in seat_regions(layout):
+    regions = {region.seat: region for region in seat_regions(layout)}
+    for region in regions.values():
         to_image = cal.table_to_image @ region.crop_to_table(DETECTOR_CROP)
         crop = rectified(frame, to_image, DETECTOR_CROP)
         to_crop = np.linalg.inv(to_image)
@@ -150,17 +159,50 @@ def frame_samples(renderer: Renderer, scene: SceneState, frame: np.ndarray, layo
         if not card.face_up and rng.random() < 0.75:
             continue  # backs are easy: a few of them suffice
         quad = renderer.card_quad(card)
-        for _ in range(2):  # the detector's box is never exact: frame each index twice, a little off
-            corner = quad[0] + rng.normal(0, 2.5, 2)
-            u = (quad[1] - quad[0]) / np.linalg.norm(quad[1] - quad[0])
-            angle = float(np.degrees(np.arctan2(-u[1], u[0]))) + rng.normal(0, 2)
-            identifier.append((index_crop(frame, cal.table_to_image, corner, angle, rng.uniform(0.93, 1.07)),
-                               INDEX_CLASSES.index(label)))
+        # framed as the table reader frames it: the top-left corner of the card's box along its seat region's axes
+        # (a card laid a little turned is not square to its box), the detector's box a little off
+        angle = regions[card.position].angle
+        corner = box_corner(quad, angle) + rng.normal(0, 3.0, 2)
+        identifier.append((index_crop(frame, cal.table_to_image, corner, angle + rng.normal(0, 1),
+                                      rng.uniform(0.95, 1.05)), INDEX_CLASSES.index(label)))
+        # and framed on the card's own corner and axes
+        u = (quad[1] - quad[0]) / np.linalg.norm(quad[1] - quad[0])
+        angle = float(np.degrees(np.arctan2(-u[1], u[0]))) + rng.normal(0, 2)
+        identifier.append((index_crop(frame, cal.table_to_image, quad[0] + rng.normal(0, 2.5, 2), angle,
+                                      rng.uniform(0.93, 1.07)), INDEX_CLASSES.index(label)))
     return detector, identifier
 
 
+def box_corner(quad_mm: np.ndarray, angle_deg: float) -> np.ndarray:
+    """The top-left corner (mm) of the box around a card's outline whose sides run along the axes of ``angle_deg``:
+    where the table reader takes a card's corner from the detector's box in the seat's upright crop."""
+    ex, ey = axes(angle_deg)
+    return ex * (quad_mm @ ex).min() + ey * (quad_mm @ ey).min()
+
+
+def aisleriot_art(name: str) -> CardArt:
+    """An aisleriot deck's sprites as the renderer takes them (``Renderer(art=...)``)."""
+    from vision.synth import aisleriot_deck
+
+    sprites = {key: cv2.cvtColor(image, cv2.COLOR_RGBA2BGRA) for key, image in aisleriot_deck(name).items()}
+    if not sprites:
+        raise ValueError(f"aisleriot deck {name!r} is not installed (Debian package gnome-cards-data)")
+    faces = {str(card): sprites[vision_label(str(card))] for card in full_deck()}
+    back = next(image for key, image in sprites.items() if key.startswith("BACK"))
+    return faces, back, f"aisleriot {name}"
+
+
+def _renderer(layout: Layout, camera: TableCamera, deck: str | None, seed: int) -> Renderer:
+    if deck is not None and deck.startswith("aisleriot-"):
+        return Renderer(layout, camera, seed=seed, art=aisleriot_art(deck.removeprefix("aisleriot-")))
+    return Renderer(layout, camera, deck=deck, seed=seed)
+
+
 def generate(out: Path, frames: int, seed: int, frames_per_renderer: int = 5,
-             sizes: tuple[tuple[int, int], ...] = DEFAULT_SIZES) -> None:
+             sizes: tuple[tuple[int, int], ...] = DEFAULT_SIZES, decks: tuple[str | None, ...] = TRAIN_DECKS
+             ) -> None:
+    """Frames drawn with ``decks`` (one picked per ``frames_per_renderer`` frames): detector crops of every deck,
+    index crops of the ``INDEX_DECKS`` among them."""
     layout = load_layout()
     rng = np.random.default_rng(seed)
     (out / "images").mkdir(parents=True, exist_ok=True)
@@ -171,8 +213,8 @@ def generate(out: Path, frames: int, seed: int, frames_per_renderer: int = 5,
     made = skipped = 0
     for i in range(frames):
         if i % frames_per_renderer == 0:
-            deck = TRAIN_DECKS[int(rng.integers(len(TRAIN_DECKS)))]
-            renderer = Renderer(layout, random_camera(rng, layout, sizes), deck=deck, seed=int(rng.integers(1 << 30)))
+            deck = decks[int(rng.integers(len(decks)))]
+            renderer = _renderer(layout, random_camera(rng, layout, sizes), deck, int(rng.integers(1 << 30)))
         assert renderer is not None
         scene = random_scene(rng, layout)
         frame = renderer.render(scene, int(i * 40))
@@ -190,7 +232,7 @@ def generate(out: Path, frames: int, seed: int, frames_per_renderer: int = 5,
             cv2.imwrite(str(out / "images" / f"{name}.jpg"), crop, quality)
             (out / "labels" / f"{name}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
             made += 1
-        for crop, label in identifier:
+        for crop, label in identifier if deck in INDEX_DECKS else ():
             id_x.append(crop)
             id_y.append(label)
         if (i + 1) % 20 == 0:
@@ -208,12 +250,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--sizes", default=",".join(f"{w}x{h}" for w, h in DEFAULT_SIZES),
                         help="frame sizes drawn from, WxH separated by commas (repeat one to draw it more often)")
+    parser.add_argument("--decks", choices=("train", "index"), default="train",
+                        help="train: the detector's decks (index crops of the readable ones); index: readable decks")
     args = parser.parse_args(argv)
     try:
         sizes = tuple(tuple(int(v) for v in size.split("x")) for size in args.sizes.split(","))
     except ValueError:
         parser.error(f"--sizes {args.sizes!r}: expected WxH,WxH... such as 1920x1080,3840x2160")
-    generate(args.out, args.frames, args.seed, sizes=sizes)  # type: ignore[arg-type]
+    decks = TRAIN_DECKS if args.decks == "train" else INDEX_DECKS
+    generate(args.out, args.frames, args.seed, sizes=sizes, decks=decks)  # type: ignore[arg-type]
     return 0
 
 

@@ -79,6 +79,40 @@ def _trim(card: np.ndarray) -> np.ndarray:
     return card[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
 
 
+def aisleriot_deck(deck: str, cache: Path = BUILD / "cards", verbose: bool = True) -> dict[str, np.ndarray]:
+    """One aisleriot deck as {label: RGBA array} (52 faces as ``QH``, ``JOKER_0``.., ``BACK_2``..), rendered once
+    from its 13x5 sheet and cached as PNG under ``cache``; empty when the deck is not installed."""
+    from PIL import Image
+
+    src = AISLERIOT / f"{deck}.svgz"
+    d = cache / deck
+    if not d.exists() and src.exists():
+        t0 = time.time()
+        sheet = _render_svg(src, 13 * CARD_H * 2 // 3)
+        h, w = sheet.shape[:2]
+        cw, ch = w / 13, h / 5
+        tmp = cache / f".{deck}.tmp"
+        tmp.mkdir(parents=True, exist_ok=True)
+        for r in range(5):
+            for c in range(13):
+                cell = sheet[int(r * ch) : int((r + 1) * ch), int(c * cw) : int((c + 1) * cw)]
+                if cell[..., 3].mean() < 60:
+                    continue
+                if r < 4:
+                    name = RANKS[c] + SUIT_ROWS[r]
+                elif c < 2:
+                    name = f"JOKER_{c}"
+                else:
+                    name = f"BACK_{c}"
+                Image.fromarray(_trim(cell)).save(tmp / f"{name}.png")
+        tmp.rename(d)
+        if verbose:
+            print(f"  rendered deck {deck} in {time.time() - t0:.1f}s", flush=True)
+    if not d.exists():
+        return {}
+    return {p.stem: np.asarray(Image.open(p).convert("RGBA")) for p in sorted(d.glob("*.png"))}
+
+
 def build_textures(cache: Path = BUILD / "cards", verbose: bool = True,
                    kde_decks: bool = False) -> dict[str, list[np.ndarray]]:
     """Return {label: [RGBA arrays]} for the 52 faces, 'BACK' and 'JOKER'. Cached as PNG under ``cache``.
@@ -88,36 +122,10 @@ def build_textures(cache: Path = BUILD / "cards", verbose: bool = True,
     out: dict[str, list[np.ndarray]] = {k: [] for k in CARDS + ["BACK", "JOKER"]}
     cache.mkdir(parents=True, exist_ok=True)
     for deck in DECKS:
-        src = AISLERIOT / f"{deck}.svgz"
-        d = cache / deck
-        if not d.exists() and src.exists():
-            t0 = time.time()
-            sheet = _render_svg(src, 13 * CARD_H * 2 // 3)
-            h, w = sheet.shape[:2]
-            cw, ch = w / 13, h / 5
-            tmp = cache / f".{deck}.tmp"
-            tmp.mkdir(exist_ok=True)
-            for r in range(5):
-                for c in range(13):
-                    cell = sheet[int(r * ch) : int((r + 1) * ch), int(c * cw) : int((c + 1) * cw)]
-                    if cell[..., 3].mean() < 60:
-                        continue
-                    if r < 4:
-                        name = RANKS[c] + SUIT_ROWS[r]
-                    elif c < 2:
-                        name = f"JOKER_{c}"
-                    else:
-                        name = f"BACK_{c}"
-                    Image.fromarray(_trim(cell)).save(tmp / f"{name}.png")
-            tmp.rename(d)
-            if verbose:
-                print(f"  rendered deck {deck} in {time.time() - t0:.1f}s", flush=True)
-        if not d.exists():
-            continue
-        for p in sorted(d.glob("*.png")):
-            lab = p.stem.split("_")[0]
-            if lab in out:
-                out[lab].append(np.asarray(Image.open(p).convert("RGBA")))
+        for name, image in aisleriot_deck(deck, cache, verbose).items():
+            label = name.split("_")[0]
+            if label in out:
+                out[label].append(image)
     # geaxgx faces: mask the rounded corners (black outside) to alpha.
     gdir = GEAXGX_DIR / "cardfaces"
     if gdir.exists():

@@ -251,8 +251,12 @@ def _draw_suit(image: np.ndarray, suit: str, centre: tuple[int, int], size: floa
         poly([(0, 0.1), (0.3, 1), (-0.3, 1)])
 
 
+#: a deck's sprites: faces by card (``"Qh"``), back, and where they come from
+CardArt = tuple[dict[str, np.ndarray], np.ndarray, str]
+
+
 @lru_cache(maxsize=4)
-def card_art(deck: str | None, size: tuple[int, int]) -> tuple[dict[str, np.ndarray], np.ndarray, str]:
+def card_art(deck: str | None, size: tuple[int, int]) -> CardArt:
     """The 52 faces (by ``str(card)``) and the back as BGRA sprites of ``size`` (w, h), and where they come from.
 
     ``deck`` None draws them programmatically; a deck that cannot be rendered falls back to that with a warning.
@@ -292,7 +296,9 @@ class Renderer:
     """Draws a ``SceneState`` as the overhead camera sees it; frames are reproducible from ``seed`` and ``t_ms``."""
 
     def __init__(self, layout: Layout, camera: TableCamera | None = None, deck: str | None = DEFAULT_DECK,
-                 seed: int = 0, px_per_mm: float = 2.0) -> None:
+                 seed: int = 0, px_per_mm: float = 2.0, art: CardArt | None = None) -> None:
+        """``art``: card sprites to draw instead of ``deck``'s (faces by card as ``"Qh"``, back, where they come
+        from), BGRA of any size; the training data draws other card packages' decks this way."""
         camera = camera or TableCamera(felt_mm=(layout.width, layout.height))
         if tuple(camera.felt_mm) != (layout.width, layout.height):
             raise ValueError(f"camera's felt {camera.felt_mm} mm differs from layout {layout.name!r}'s "
@@ -301,7 +307,11 @@ class Renderer:
             raise ValueError(f"px_per_mm {px_per_mm} outside 0.5..8")
         self.layout, self.camera, self.seed, self.scale = layout, camera, int(seed), float(px_per_mm)
         card_px = (round(CARD_MM[0] * self.scale), round(CARD_MM[1] * self.scale))
-        self._faces, self._back, self.card_art = card_art(deck, card_px)
+        if art is None:
+            self._faces, self._back, self.card_art = card_art(deck, card_px)
+        else:
+            self._faces = {card: _fit(sprite, card_px) for card, sprite in art[0].items()}
+            self._back, self.card_art = _fit(art[1], card_px), art[2]
         self._chips = {}  # (cents, turn) -> BGRA sprite: stripes at a few angles so stacks look uneven
         for cents in (kind.cents for kind in CHIP_SET):
             for turn in range(4):
