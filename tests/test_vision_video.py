@@ -1,11 +1,9 @@
 """Issue 4's overhead-video check: a whole scripted coup at a 7-seat table, filmed by the virtual camera (a deck no
 model trained on), read back frame by frame by the committed detector, index reader and the tracker.
 
-What holds: every card found in its zone in the order dealt; no face-down card reported exposed; every zone's chip
-value on this film (16 of 16; in the rendered end-to-end runs a spread pile of four chips now and then loses one).
-What does not yet (issue 4 asks for all of them): every face-up card identified — 15 of 19 here (2026-11-29: court
-cards, 8/10 and clubs/spades confused in the corner index). Those two tests guard the measured shares against a
-regression; the film and the figures are kept in tests/artifacts/ (coup.avi, coup.json)."""
+What must hold, and does (2026-11-29, session 3): every card found in its zone in the order dealt; every face-up card
+identified (19 of 19); no face-down card reported exposed; every zone's chip value (16 of 16). The film and the
+figures are kept in tests/artifacts/ (coup.avi, coup.json)."""
 
 from __future__ import annotations
 
@@ -86,7 +84,7 @@ def _share_right(film, kind: str) -> float:
 
 
 def test_face_up_cards_identified(film) -> None:
-    assert _share_right(film, "identified") >= 0.7  # measured 15/19 = 0.79; the issue asks for 1.0
+    assert _share_right(film, "identified") == 1.0
 
 
 def test_no_face_down_card_is_reported_exposed(film) -> None:
@@ -94,4 +92,4 @@ def test_no_face_down_card_is_reported_exposed(film) -> None:
 
 
 def test_zones_chip_values(film) -> None:
-    assert _share_right(film, "chips") >= 0.9  # measured 16/16 on this film; the issue asks for 1.0 always
+    assert _share_right(film, "chips") == 1.0
