@@ -1,4 +1,4 @@
-"""The table reader keeps a region's last reading while its crop does not change, and reads it again when it does.
+"""The table reader keeps a region's reading while its crop does not change (once a second look agreed), and reads
 
 Frames come from the virtual table's renderer (each frame with its own sensor noise), read by the committed models."""
 
@@ -30,14 +30,22 @@ def table():
     return layout, renderer, scene, calibration
 
 
-def test_a_still_table_is_not_read_again_and_reads_the_same(table) -> None:
+def _settled(layout, renderer, scene, calibration, **options) -> TableReader:
+    """A reader that has read the scene twice (the second look confirms the first): from now on it keeps it."""
+    reader = TableReader(layout, calibration.table_to_image, **options)
+    reader.read(renderer.render(scene, 0))
+    reader.read(renderer.render(scene, 100))
+    assert (reader.stats.regions_read, reader.stats.regions_reused) == (2 * len(reader.regions), 0)
+    return reader
+
+
+def test_a_still_table_is_read_twice_then_kept_and_reads_the_same(table) -> None:
     layout, renderer, scene, calibration = table
-    reader = TableReader(layout, calibration.table_to_image)
-    first = reader.read(renderer.render(scene, 0))
-    assert reader.stats.regions_read == len(reader.regions)
-    later = renderer.render(scene, 170)  # the same scene, another frame's noise
+    reader = _settled(layout, renderer, scene, calibration)
+    first = reader.read(renderer.render(scene, 100))
+    later = renderer.render(scene, 270)  # the same scene, another frame's noise
     again = reader.read(later)
-    assert reader.stats.regions_reused == len(reader.regions)
+    assert reader.stats.regions_reused == 2 * len(reader.regions)
     assert _what(again) == _what(first)
     # and what the models would read on that frame, every region through them, is what was kept
     assert _what(TableReader(layout, calibration.table_to_image, change_threshold=-1).read(later)) == _what(again)
@@ -46,22 +54,26 @@ def test_a_still_table_is_not_read_again_and_reads_the_same(table) -> None:
 
 def test_a_card_dealt_is_read_and_only_the_regions_it_changed_are(table) -> None:
     layout, renderer, scene, calibration = table
-    reader = TableReader(layout, calibration.table_to_image)
-    reader.read(renderer.render(scene, 0))
+    reader = _settled(layout, renderer, scene, calibration)
     dealt = scene.with_card(CardOnFelt(5, 0, "Qh", face_up=True))
-    reading = reader.read(renderer.render(dealt, 100))
-    read_again = reader.stats.regions_read - len(reader.regions)
+    reading = reader.read(renderer.render(dealt, 200))
+    read_again = reader.stats.regions_read - 2 * len(reader.regions)
     assert 1 <= read_again < len(reader.regions)
     assert [(o.area, o.kind) for o in reading.observations if o.seat == 5].count(("cards", "card_face")) == 1
     # the regions kept still hold what they held
     assert [(o.area, o.kind) for o in reading.observations if o.seat == 1].count(("cards", "card_back")) == 3
+    # the changed regions get their second look at the next frame, then are kept
+    reader.read(renderer.render(dealt, 300))
+    assert reader.stats.regions_read - 2 * len(reader.regions) == 2 * read_again
+    reader.read(renderer.render(dealt, 400))
+    assert reader.stats.regions_read - 2 * len(reader.regions) == 2 * read_again
 
 
 def test_a_region_is_read_again_after_refresh_frames_however_still(table) -> None:
     layout, renderer, scene, calibration = table
-    reader = TableReader(layout, calibration.table_to_image, refresh_frames=2)
-    for t_ms in (0, 100, 200):
+    reader = _settled(layout, renderer, scene, calibration, refresh_frames=2)
+    for t_ms in (200, 300):
         reader.read(renderer.render(scene, t_ms))
-    assert (reader.stats.regions_read, reader.stats.regions_reused) == (len(reader.regions), 2 * len(reader.regions))
-    reader.read(renderer.render(scene, 300))
-    assert reader.stats.regions_read == 2 * len(reader.regions)
+    assert reader.stats.regions_reused == 2 * len(reader.regions)
+    reader.read(renderer.render(scene, 400))
+    assert reader.stats.regions_read == 3 * len(reader.regions)

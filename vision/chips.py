@@ -19,6 +19,9 @@ class ChipKind:
     stripes: tuple[int, int, int]
 
 
+#: A casino chip's diameter (the common 39 mm); the table reader checks a chip's box against it.
+CHIP_DIAMETER_MM = 39.0
+
 #: The default chip set (euros): 0.50 € is the bonus token of seed 004 (« le jeton 0,5 € »).
 CHIP_SET: tuple[ChipKind, ...] = (
     ChipKind(50, "0,50 €", (235, 235, 228), (200, 40, 40)),

@@ -20,10 +20,10 @@ import cv2
 import numpy as np
 
 from controller.rules.cards import full_deck
-from controller.sim.render import CHIP_DIAMETER_MM, DEFAULT_DECK, CardArt, Renderer, TableCamera
+from controller.sim.render import DEFAULT_DECK, CardArt, Renderer, TableCamera
 from controller.sim.scene import Arm, CardOnFelt, SceneState
 from vision.calibrate import CalibrationError, calibrate
-from vision.chips import CHIP_SET, make_stack
+from vision.chips import CHIP_DIAMETER_MM, CHIP_SET, make_stack
 from vision.index_reader import INDEX_CLASSES, index_crop
 from vision.layout import DEALER, Layout, axes, load_layout
 from vision.table_reader import rectified, seat_regions

@@ -9,8 +9,8 @@ the crops go through the detector in one batch. Each card's top-left corner — 
 This is what makes the pipeline fast on a Pi and accurate on small, far cards: at 1920x1080 a card is about 60 px
 long in the frame, hopeless for a detector that shrinks the whole frame to 256-640 px, but 70 px long in a seat's
 256 px crop. And most of the felt is still most of the time: a region whose crop has not changed since the models
-last read it keeps that reading (``CHANGE_THRESHOLD``), so a frame where only the dealer's arm moves costs the
-crops it crosses, and a still frame almost nothing.
+last read it keeps that reading (``CHANGE_THRESHOLD``) — once two readings of the still region agree — so a frame
+where only the dealer's arm moves costs the crops it crosses, and a still frame almost nothing.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.chips import CHIP_SET
+from vision.chips import CHIP_DIAMETER_MM, CHIP_SET
 from vision.index_reader import INDEX_CLASSES, MODEL_PATH, IndexReader, index_crop
 from vision.layout import DEALER, Layout, Zone, axes, crop_to_table
 from vision.onnx_detector import ONNX_PATH, OnnxDetector
@@ -32,6 +32,10 @@ SEAT_REGION_MM = 360.0
 DEALER_REGION_MM = 420.0
 #: how far past its zone's printed line an object still belongs to it
 ZONE_SLACK_MM = 25.0
+#: A chip's box is drawn whole even where the next chip of a spread pile covers it, so it is a chip's size; a box
+#: smaller than this share of a chip's diameter is the detector seeing one chip twice (on the virtual table's
+#: frames: chips' boxes 0.93-1.10 of the diameter, such doubles 0.78-0.87).
+CHIP_BOX_MIN_SHARE = 0.9
 #: A region is compared with what it was when the models last read it as a THUMBNAIL x THUMBNAIL image (each pixel
 #: the mean of four samples, so the sensor's noise averages out): on the virtual camera the same scene differs by at
 #: most 9 grey levels between frames, a card, a chip or an arm arriving by 60 or more (55 scenes of a coup).
@@ -84,7 +88,13 @@ class _RegionMemory:
     thumbnail: np.ndarray
     observations: list[ZoneObservation]
     occluded: set[tuple[int, str]]
+    confirmed: bool = False  # the reading before, of the same still region, read the same
     age: int = 0  # frames since then
+
+
+def _what(observations: list[ZoneObservation]) -> list[tuple[str, str, str]]:
+    """What a region's reading says, whatever the exact positions: (zone, kind, label) of each object."""
+    return sorted((o.area, o.kind, o.label) for o in observations)
 
 
 @dataclass
@@ -196,18 +206,23 @@ class TableReader:
 
     def read(self, frame_bgr: np.ndarray) -> FrameReading:
         thumbnails = self.thumbnails(frame_bgr)
-        changed = [k for k, (memory, thumbnail) in enumerate(zip(self._memory, thumbnails, strict=True))
-                   if memory is None or memory.age >= self.refresh_frames
-                   or int(np.abs(thumbnail - memory.thumbnail).max()) > self.change_threshold]
-        self.stats.regions_read += len(changed)
-        self.stats.regions_reused += len(self.regions) - len(changed)
+        moved = [memory is None or int(np.abs(thumbnail - memory.thumbnail).max()) > self.change_threshold
+                 for memory, thumbnail in zip(self._memory, thumbnails, strict=True)]
+        wanted = [k for k, memory in enumerate(self._memory)
+                  if moved[k] or memory is None or not memory.confirmed or memory.age >= self.refresh_frames]
+        self.stats.regions_read += len(wanted)
+        self.stats.regions_reused += len(self.regions) - len(wanted)
         fresh = self._read_regions(frame_bgr, [(k, rectified(frame_bgr, self._crop_to_image[k], self.size))
-                                               for k in changed])
+                                               for k in wanted])
         observations: list[ZoneObservation] = []
         occluded: set[tuple[int, str]] = set()
         for k, memory in enumerate(self._memory):
             if k in fresh:
-                memory = self._memory[k] = _RegionMemory(thumbnails[k], *fresh[k])
+                # a reading is kept for the frames to come only once a second look at the still region agrees:
+                # the tracker's debounce then never sees one reading's miss repeated as if it were steady
+                confirmed = (memory is not None and not moved[k]
+                             and _what(fresh[k][0]) == _what(memory.observations))
+                memory = self._memory[k] = _RegionMemory(thumbnails[k], *fresh[k], confirmed=confirmed)
             else:
                 assert memory is not None
                 memory.age += 1
@@ -242,6 +257,8 @@ class TableReader:
                 outline = cv2.perspectiveTransform(box_corners[None], to_image)[0]
                 outline_px = tuple((float(x), float(y)) for x, y in outline)
                 if box.kind == "chip":
+                    if self._a_chip_seen_twice(region, box):
+                        continue
                     label = str(self._chip_value(crop, box))
                     observations.append(ZoneObservation(zone.seat, zone.area, "chip", label, centre[0], centre[1],
                                                         box.confidence, outline_px))
@@ -262,6 +279,14 @@ class TableReader:
                 readings[k][0][place] = ZoneObservation(old.seat, old.area, kind, label, old.x_mm, old.y_mm,
                                                         old.confidence, old.outline_px)
         return readings
+
+    def _a_chip_seen_twice(self, region: Region, box) -> bool:
+        """A chip box smaller than a chip, away from the crop's edges (where a chip may be cut off)."""
+        edge = 2.0
+        if min(box.x1, box.y1) < edge or max(box.x2, box.y2) > self.size - edge:
+            return False
+        side_mm = min(box.x2 - box.x1, box.y2 - box.y1) * region.side_mm / self.size
+        return side_mm < CHIP_BOX_MIN_SHARE * CHIP_DIAMETER_MM
 
     def _chip_value(self, crop_bgr: np.ndarray, box) -> int:
         """The denomination whose face colour is nearest (Lab) to the chip's centre."""

@@ -28,7 +28,7 @@ import numpy as np
 
 from controller.rules.cards import Card, parse_card
 from controller.sim.scene import Arm, CardOnFelt, ChipStack, SceneState
-from vision.chips import CHIP_SET, chip_kind
+from vision.chips import CHIP_DIAMETER_MM, CHIP_SET, chip_kind
 from vision.layout import ARUCO_DICTIONARY, DEALER, SEAT_AREAS, Layout, Zone, axes
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,7 +40,6 @@ ART_WIDTH_PX = 400
 
 CARD_MM = (63.0, 88.0)  # poker size: the short side lies along the zone's long axis
 STAGGER_MM = 28.0  # each next card « légèrement décalée » along the zone's long axis
-CHIP_DIAMETER_MM = 39.0
 #: a pile spread for the camera: each chip this much past the one under it
 CHIP_SPREAD_MM = 17.0
 RAIL_MM = 40.0  # the padded rail drawn around the felt; beyond it the remap's border colour
