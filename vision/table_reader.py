@@ -83,7 +83,7 @@ class ZoneObservation:
 
 @dataclass
 class _RegionMemory:
-    """What the models last read in a region, and the crop they read it from."""
+    """What the models last read in a region, and the region's thumbnail in that frame."""
 
     thumbnail: np.ndarray
     observations: list[ZoneObservation]
