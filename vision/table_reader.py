@@ -41,8 +41,10 @@ CHIP_BOX_MIN_SHARE = 0.9
 #: most 9 grey levels between frames, a card, a chip or an arm arriving by 60 or more (55 scenes of a coup).
 THUMBNAIL = 32
 CHANGE_THRESHOLD = 24
-#: however still a region looks, the models read it again after this many frames (about 2 s at 6 frames/s)
-REFRESH_FRAMES = 12
+#: however still a region looks, the models read it again after this many frames (5 s at 6 frames/s): a safety net
+#: for a change too faint for the thumbnails, not the way changes are found (at 12, on a coup's film, these reads
+#: were about half of all the detector's work)
+REFRESH_FRAMES = 30
 
 
 @dataclass(frozen=True)
