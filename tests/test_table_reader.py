@@ -1,4 +1,5 @@
 """The table reader keeps a region's reading while its crop does not change (once a second look agreed), and reads
+it again when it does.
 
 Frames come from the virtual table's renderer (each frame with its own sensor noise), read by the committed models."""
 
@@ -9,7 +10,9 @@ import pytest
 from controller.sim.render import Renderer, TableCamera
 from controller.sim.scene import CardOnFelt, SceneState
 from vision.calibrate import calibrate
+from vision.chips import CHIP_DIAMETER_MM
 from vision.layout import load_layout
+from vision.onnx_detector import Box
 from vision.table_reader import TableReader
 
 
@@ -49,7 +52,9 @@ def test_a_still_table_is_read_twice_then_kept_and_reads_the_same(table) -> None
     assert _what(again) == _what(first)
     # and what the models would read on that frame, every region through them, is what was kept
     assert _what(TableReader(layout, calibration.table_to_image, change_threshold=-1).read(later)) == _what(again)
-    assert [(o.area, o.kind) for o in again.observations if o.seat == 1].count(("cards", "card_back")) == 3
+    assert _what(again) == [(0, "cards", "card_face", "9S"), (1, "ante", "chip", "100"), (1, "ante", "chip", "500"),
+                            (1, "cards", "card_back", "BACK"), (1, "cards", "card_back", "BACK"),
+                            (1, "cards", "card_back", "BACK"), (5, "ante", "chip", "2500")]
 
 
 def test_a_card_dealt_is_read_and_only_the_regions_it_changed_are(table) -> None:
@@ -59,7 +64,8 @@ def test_a_card_dealt_is_read_and_only_the_regions_it_changed_are(table) -> None
     reading = reader.read(renderer.render(dealt, 200))
     read_again = reader.stats.regions_read - 2 * len(reader.regions)
     assert 1 <= read_again < len(reader.regions)
-    assert [(o.area, o.kind) for o in reading.observations if o.seat == 5].count(("cards", "card_face")) == 1
+    assert [(o.area, o.kind, o.label) for o in reading.observations if o.seat == 5] == [("ante", "chip", "2500"),
+                                                                                         ("cards", "card_face", "QH")]
     # the regions kept still hold what they held
     assert [(o.area, o.kind) for o in reading.observations if o.seat == 1].count(("cards", "card_back")) == 3
     # the changed regions get their second look at the next frame, then are kept
@@ -77,3 +83,15 @@ def test_a_region_is_read_again_after_refresh_frames_however_still(table) -> Non
     assert reader.stats.regions_reused == 2 * len(reader.regions)
     reader.read(renderer.render(scene, 400))
     assert reader.stats.regions_read == 3 * len(reader.regions)
+
+
+def test_a_small_chip_box_inside_another_is_one_chip_seen_twice(table) -> None:
+    layout, _renderer, _scene, calibration = table
+    reader = TableReader(layout, calibration.table_to_image)
+    region = reader.regions[0]
+    chip_px = CHIP_DIAMETER_MM * reader.size / region.side_mm
+    chip = Box(100, 100, 100 + chip_px, 100 + chip_px, 2, 0.9)
+    double = Box(102, 110, 102 + 0.8 * chip_px, 110 + 0.8 * chip_px, 2, 0.6)
+    small_alone = Box(30, 30, 30 + 0.8 * chip_px, 30 + 0.8 * chip_px, 2, 0.6)
+    boxes = [chip, double, small_alone]
+    assert [reader._a_chip_seen_twice(region, box, boxes) for box in boxes] == [False, True, False]

@@ -1,7 +1,7 @@
 """Read cards and chips in an image: YOLO detector (card_face / card_back / chip) + crop identifier (rank and suit).
 
     from vision.identify import CardReader
-    reader = CardReader()                      # loads models/card_detector.pt and models/card_identifier.pt
+    reader = CardReader()     # loads models/card_detector.pt, card_identifier.pt and card_index.pt (corners)
     for det in reader.read("photo.jpg"):      # or an RGB numpy array
         print(det.label, det.box, det.confidence)
 
@@ -188,6 +188,8 @@ class CardReader:
         readings = self.index_reader.probabilities(np.concatenate([corner_crops(img, quad) for _, quad in found]))
         combined = probabilities.copy()
         known = len(INDEX_CLASSES)  # INDEX_CLASSES is ID_CLASSES without JOKER, in the same order
+        if list(self.classes) != ID_CLASSES:
+            raise ValueError(f"the identifier's classes are not ID_CLASSES: {self.classes}")
         for n, (k, _quad) in enumerate(found):
             corner = index_probabilities(readings[4 * n:4 * n + 4])
             combined[k, :known] *= corner

@@ -33,8 +33,8 @@ DEALER_REGION_MM = 420.0
 #: how far past its zone's printed line an object still belongs to it
 ZONE_SLACK_MM = 25.0
 #: A chip's box is drawn whole even where the next chip of a spread pile covers it, so it is a chip's size; a box
-#: smaller than this share of a chip's diameter is the detector seeing one chip twice (on the virtual table's
-#: frames: chips' boxes 0.93-1.10 of the diameter, such doubles 0.78-0.87).
+#: smaller than this share of a chip's diameter and lying mostly inside another chip's box is the detector seeing
+#: one chip twice (on the virtual table's frames: chips' boxes 0.93-1.10 of the diameter, such doubles 0.78-0.87).
 CHIP_BOX_MIN_SHARE = 0.9
 #: A region is compared with what it was when the models last read it as a THUMBNAIL x THUMBNAIL image (each pixel
 #: the mean of four samples, so the sensor's noise averages out): on the virtual camera the same scene differs by at
@@ -196,10 +196,6 @@ class TableReader:
                     best, best_distance = zone, distance
         return best
 
-    def crops(self, frame_bgr: np.ndarray) -> list[np.ndarray]:
-        """The upright detector crop of each region, rectified from the frame."""
-        return [rectified(frame_bgr, m, self.size) for m in self._crop_to_image]
-
     def thumbnails(self, frame_bgr: np.ndarray) -> list[np.ndarray]:
         """Each region as a THUMBNAIL-side image, what a change is looked for in: rectified at twice that side
         (sixteen times cheaper than the detector's crop), then each 2x2 block averaged."""
@@ -222,7 +218,7 @@ class TableReader:
             if k in fresh:
                 # a reading is kept for the frames to come only once a second look at the still region agrees:
                 # the tracker's debounce then never sees one reading's miss repeated as if it were steady
-                confirmed = (memory is not None and not moved[k]
+                confirmed = (memory is not None and not moved[k] and fresh[k][1] == memory.occluded
                              and _what(fresh[k][0]) == _what(memory.observations))
                 memory = self._memory[k] = _RegionMemory(thumbnails[k], *fresh[k], confirmed=confirmed)
             else:
@@ -259,7 +255,7 @@ class TableReader:
                 outline = cv2.perspectiveTransform(box_corners[None], to_image)[0]
                 outline_px = tuple((float(x), float(y)) for x, y in outline)
                 if box.kind == "chip":
-                    if self._a_chip_seen_twice(region, box):
+                    if self._a_chip_seen_twice(region, box, boxes):
                         continue
                     label = str(self._chip_value(crop, box))
                     observations.append(ZoneObservation(zone.seat, zone.area, "chip", label, centre[0], centre[1],
@@ -277,18 +273,29 @@ class TableReader:
                 old = readings[k][0][place]
                 kind = "card_back" if label == "BACK" else "card_face"
                 # the confidence stays the detector's: that a card is there; an unsure reading of which card it
-                # is must not make the tracker lose the card (its identity is a vote over frames)
+                # is must not make the tracker lose the card (its identity is a vote over frames; a still region's
+                # frames carry its last two agreeing reads)
                 readings[k][0][place] = ZoneObservation(old.seat, old.area, kind, label, old.x_mm, old.y_mm,
                                                         old.confidence, old.outline_px)
         return readings
 
-    def _a_chip_seen_twice(self, region: Region, box) -> bool:
-        """A chip box smaller than a chip, away from the crop's edges (where a chip may be cut off)."""
+    def _a_chip_seen_twice(self, region: Region, box, boxes) -> bool:
+        """A chip box smaller than a chip, away from the crop's edges (where a chip may be cut off), half or more of
+        it inside another chip's box."""
         edge = 2.0
         if min(box.x1, box.y1) < edge or max(box.x2, box.y2) > self.size - edge:
             return False
         side_mm = min(box.x2 - box.x1, box.y2 - box.y1) * region.side_mm / self.size
-        return side_mm < CHIP_BOX_MIN_SHARE * CHIP_DIAMETER_MM
+        if side_mm >= CHIP_BOX_MIN_SHARE * CHIP_DIAMETER_MM:
+            return False
+        area = (box.x2 - box.x1) * (box.y2 - box.y1)
+        for other in boxes:
+            if other is not box and other.kind == "chip":
+                overlap_x = min(box.x2, other.x2) - max(box.x1, other.x1)
+                overlap_y = min(box.y2, other.y2) - max(box.y1, other.y1)
+                if overlap_x > 0 and overlap_y > 0 and overlap_x * overlap_y >= 0.5 * area:
+                    return True
+        return False
 
     def _chip_value(self, crop_bgr: np.ndarray, box) -> int:
         """The denomination whose face colour is nearest (Lab) to the chip's centre."""
