@@ -52,8 +52,8 @@ def card_quad(image_rgb: np.ndarray, box) -> np.ndarray | None:
     if cv2.contourArea(outline) < 0.3 * rect[2] * rect[3]:
         return None
     quad = cv2.boxPoints(cv2.minAreaRect(cv2.convexHull(outline))) / scale + [left, top]
-    signed_area = sum(quad[i, 0] * quad[(i + 1) % 4, 1] - quad[(i + 1) % 4, 0] * quad[i, 1] for i in range(4))
-    return quad[::-1].copy() if signed_area < 0 else quad
+    # OpenCV's oriented area is positive for corners running clockwise on screen (y down)
+    return quad[::-1].copy() if cv2.contourArea(quad.astype(np.float32), oriented=True) < 0 else quad
 
 
 def corner_crops(image_rgb: np.ndarray, quad: np.ndarray) -> np.ndarray:
