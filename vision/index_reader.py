@@ -113,6 +113,54 @@ def _augment(rng: np.random.Generator, crop: np.ndarray) -> np.ndarray:
     return np.clip(out, 0, 255).astype(np.uint8)
 
 
+#: label of a corner crop that shows no index (``vision.photo_corners``): trained towards an even reading
+NOT_INDEX = -1
+
+
+def _load(data: list[Path], rng: np.random.Generator):
+    """Every data set's crops, labels, monitor mask and card ids (the four corners of one photographed card share
+    one id; rendered crops get -1). A set without a ``monitor`` array holds out a random tenth."""
+    xs, ys, monitors, cards, sources = [], [], [], [], []
+    for k, path in enumerate(data):
+        loaded = np.load(path)
+        n = len(loaded["y"])
+        xs.append(loaded["x"])
+        ys.append(loaded["y"])
+        if "monitor" in loaded:
+            monitors.append(loaded["monitor"].astype(bool))
+        else:
+            monitors.append(rng.permutation(n) < n // 10)
+        offset = sum(int(c.max()) + 1 for c in cards if len(c) and c.max() >= 0)
+        cards.append(loaded["card"] + offset if "card" in loaded else np.full(n, -1))
+        sources.append(np.full(n, k))
+    return (np.concatenate(xs), np.concatenate(ys), np.concatenate(monitors), np.concatenate(cards),
+            np.concatenate(sources))
+
+
+def _monitor(net, x: np.ndarray, y: np.ndarray, card: np.ndarray) -> tuple[float, float | None]:
+    """(crop accuracy over labelled crops, card accuracy through the photo reader's choice of corner pair, or None
+    when there are no photographed cards)."""
+    import torch
+
+    with torch.no_grad():
+        p = np.concatenate([torch.softmax(net(torch.from_numpy(x[k:k + 512]).permute(0, 3, 1, 2).float().div(255)),
+                                          1).numpy() for k in range(0, len(x), 512)])
+    labelled = y >= 0
+    crop_accuracy = float((p[labelled].argmax(1) == y[labelled]).mean())
+    ids = card >= 0
+    if not ids.any():
+        return crop_accuracy, None
+    from vision.card_corners import index_probabilities
+
+    right = total = 0
+    for c in np.unique(card[ids]):
+        members = np.flatnonzero(card == c)  # the four corners, in rotation order
+        truth = int(y[members][y[members] >= 0][0])
+        right += int(index_probabilities(p[members]).argmax() == truth)
+        total += 1
+    return crop_accuracy, right / total
+
+
 def train(data: list[Path], minutes: float, seed: int, out: Path, init: Path | None = None,
           max_lr: float = 2e-3) -> None:
     import torch
@@ -121,16 +169,10 @@ def train(data: list[Path], minutes: float, seed: int, out: Path, init: Path | N
     torch.manual_seed(seed)
     torch.set_num_threads(2)
     rng = np.random.default_rng(seed)
-    xs, ys = [], []
-    for path in data:
-        loaded = np.load(path)
-        xs.append(loaded["x"])
-        ys.append(loaded["y"])
-    x, y = np.concatenate(xs), np.concatenate(ys)
-    order = rng.permutation(len(x))
-    monitor = order[: len(x) // 10]
-    train_idx = order[len(x) // 10:]
-    print(f"index crops: {len(train_idx)} train, {len(monitor)} monitor, {len(set(y.tolist()))} classes", flush=True)
+    x, y, held_out, card, source = _load(data, rng)
+    train_idx = np.flatnonzero(~held_out)
+    print(f"index crops: {len(train_idx)} train ({int((y[train_idx] == NOT_INDEX).sum())} without an index), "
+          f"{int(held_out.sum())} monitor, {len(set(y[y >= 0].tolist()))} classes", flush=True)
     net = _net()
     if init is not None:  # a second cycle from a trained reader
         net.load_state_dict({k: v.float() for k, v in torch.load(init, weights_only=False)["state_dict"].items()})
@@ -139,8 +181,6 @@ def train(data: list[Path], minutes: float, seed: int, out: Path, init: Path | N
     started = time.time()
     budget = minutes * 60
     best, epoch = -1.0, 0
-    mx = torch.from_numpy(x[monitor]).permute(0, 3, 1, 2).float().div(255)
-    my = torch.from_numpy(y[monitor]).long()
     while time.time() - started < budget:
         epoch += 1
         net.train()
@@ -154,22 +194,33 @@ def train(data: list[Path], minutes: float, seed: int, out: Path, init: Path | N
             xb = torch.from_numpy(np.stack([_augment(rng, x[i]) for i in batch])).permute(0, 3, 1, 2).float().div(255)
             yb = torch.from_numpy(y[batch]).long()
             logits = net(xb)
-            loss = F.cross_entropy(logits, yb, label_smoothing=0.05)
+            has_index = yb >= 0
+            loss = F.cross_entropy(logits[has_index], yb[has_index], label_smoothing=0.05) if has_index.any() else 0
+            if not has_index.all():  # a corner without an index: towards an even reading
+                loss = loss - 0.5 * F.log_softmax(logits[~has_index], 1).mean() * (~has_index).float().mean()
             opt.zero_grad()
             loss.backward()
             opt.step()
-            seen += len(batch)
-            correct += int((logits.argmax(1) == yb).sum())
+            seen += int(has_index.sum())
+            correct += int((logits[has_index].argmax(1) == yb[has_index]).sum())
         net.eval()
-        with torch.no_grad():
-            accuracy = float((net(mx).argmax(1) == my).float().mean())
-        print(f"epoch {epoch}: train {correct / max(seen, 1):.3f} monitor {accuracy:.3f} "
+        scores = []
+        report = []
+        for k, path in enumerate(data):
+            members = held_out & (source == k)
+            crop_accuracy, card_accuracy = _monitor(net, x[members], y[members], card[members])
+            scores.append(card_accuracy if card_accuracy is not None else crop_accuracy)
+            report.append(f"{path.parent.name}/{path.name} crops {crop_accuracy:.3f}"
+                          + (f" cards {card_accuracy:.3f}" if card_accuracy is not None else ""))
+        accuracy = float(np.mean(scores))
+        print(f"epoch {epoch}: train {correct / max(seen, 1):.3f} monitor {accuracy:.3f} ({'; '.join(report)}) "
               f"({time.time() - started:.0f}s)", flush=True)
         if accuracy >= best:
             best = accuracy
             state = {k: v.half() if v.is_floating_point() else v for k, v in net.state_dict().items()}
             torch.save({"state_dict": state, "classes": INDEX_CLASSES, "size": INDEX_SIZE,
-                        "meta": {"epoch": epoch, "monitor_accuracy": accuracy, "data": [str(p) for p in data]}}, out)
+                        "meta": {"epoch": epoch, "monitor_accuracy": accuracy, "monitor": report,
+                                 "data": [str(p) for p in data]}}, out)
     print(f"best monitor accuracy {best:.3f} -> {out}", flush=True)
 
 
