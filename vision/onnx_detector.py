@@ -3,8 +3,8 @@ square crops, with its own decoding (no ultralytics at run time).
 
     python -m vision.onnx_detector export      # models/table_detector.pt -> models/table_detector.onnx
 
-ONNX Runtime was chosen over NCNN and OpenVINO because it installs from PyPI on the Pi (aarch64 wheels) and here,
-and ultralytics' NCNN export needs a converter (pnnx) fetched from the network at export time.
+ONNX Runtime, OpenVINO and NCNN are measured against each other by ``benchmarks/runtimes.py`` (same crops, same
+threads, the same decoding); see the model card for the figures and the choice.
 """
 
 from __future__ import annotations
@@ -82,19 +82,25 @@ class OnnxDetector:
                 raise ValueError(f"crop of shape {crop.shape}: the detector takes {self.imgsz}x{self.imgsz}x3")
         batch = np.stack(crops_bgr)[..., ::-1].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
         (out,) = self.session.run(None, {self.input: np.ascontiguousarray(batch)})
-        results: list[list[Box]] = []
-        for pred in out:  # (4 + classes, anchors)
-            scores = pred[4:].max(0)
-            mask = scores >= self.conf
-            if not mask.any():
-                results.append([])
-                continue
-            cx, cy, w, h = pred[:4, mask]
-            boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], 1)
-            cls = pred[4:, mask].argmax(0)
-            kept = _nms(boxes, scores[mask], self.iou)
-            results.append([Box(*(float(v) for v in boxes[k]), int(cls[k]), float(scores[mask][k])) for k in kept])
-        return results
+        return decode(out, self.conf, self.iou)
+
+
+def decode(predictions: np.ndarray, conf: float = 0.3, iou: float = 0.6) -> list[list[Box]]:
+    """The exported model's raw output (N x (4 + classes) x anchors: centre, size, class scores) -> each crop's
+    boxes above ``conf``, after class-agnostic NMS at ``iou``."""
+    results: list[list[Box]] = []
+    for pred in predictions:
+        scores = pred[4:].max(0)
+        mask = scores >= conf
+        if not mask.any():
+            results.append([])
+            continue
+        cx, cy, w, h = pred[:4, mask]
+        boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], 1)
+        cls = pred[4:, mask].argmax(0)
+        kept = _nms(boxes, scores[mask], iou)
+        results.append([Box(*(float(v) for v in boxes[k]), int(cls[k]), float(scores[mask][k])) for k in kept])
+    return results
 
 
 def export(weights: Path = WEIGHTS_PATH, imgsz: int | None = None) -> Path:

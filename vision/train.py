@@ -75,6 +75,7 @@ def train_detector(args: argparse.Namespace) -> None:
     model.train(
         data=str(data),
         epochs=args.epochs,
+        time=args.hours,  # when set, ultralytics fits the epochs (and the learning-rate schedule) into this time
         imgsz=args.imgsz,
         batch=args.batch,
         device="cpu",
@@ -83,7 +84,8 @@ def train_detector(args: argparse.Namespace) -> None:
         name=args.name,
         exist_ok=True,
         plots=False,
-        pretrained=False,
+        # ultralytics 8.4 trains a model it loaded from a checkpoint from fresh weights unless pretrained is set
+        pretrained=args.resume_from is not None,
         amp=False,
         seed=args.seed,
         deterministic=False,
@@ -91,7 +93,8 @@ def train_detector(args: argparse.Namespace) -> None:
         flipud=0.0,
         degrees=10.0,
         mosaic=1.0,
-        close_mosaic=max(1, args.epochs // 8),
+        close_mosaic=args.close_mosaic if args.close_mosaic is not None else max(1, args.epochs // 8),
+        optimizer=args.optimizer,  # "auto" picks its own learning rate and ignores lr0
         scale=0.5,
         translate=0.1,
         hsv_h=0.02,
@@ -99,7 +102,8 @@ def train_detector(args: argparse.Namespace) -> None:
         hsv_v=0.4,
         cos_lr=True,
         lr0=args.lr0,
-        warmup_epochs=min(3, args.epochs // 5),
+        # a fine-tuning run starts without warm-up (its bias learning rate of 0.1 would undo the trained weights)
+        warmup_epochs=min(3, args.epochs // 5) if args.resume_from is None else 0,
         patience=1000,
         cache=True,
         save_period=1,
@@ -133,10 +137,13 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--resume-from", default=None)
     p.add_argument("--epochs", type=int, default=40)
     p.add_argument("--imgsz", type=int, default=320)
+    p.add_argument("--hours", type=float, default=None, help="wall-time budget (overrides --epochs)")
     p.add_argument("--batch", type=int, default=16)
     p.add_argument("--out", default=str(MODELS / "card_detector.pt"),
                    help="where to write the weights (the table's detector: models/table_detector.pt)")
     p.add_argument("--lr0", type=float, default=0.01)
+    p.add_argument("--optimizer", default="auto", help="ultralytics' optimizer (auto ignores --lr0)")
+    p.add_argument("--close-mosaic", type=int, default=None, help="last epochs without mosaic (default epochs/8)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--name", default="det")
     p = sub.add_parser("identifier")
