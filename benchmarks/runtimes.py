@@ -19,6 +19,7 @@ It reports what it measures; it is never a timed test. The machine is shared: qu
 from __future__ import annotations
 
 import argparse
+import hashlib
 import importlib.util
 import json
 import platform
@@ -35,6 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
+from vision.evaluate import box_iou  # noqa: E402
 from vision.onnx_detector import ONNX_PATH, WEIGHTS_PATH, Box, decode  # noqa: E402
 
 SCRIPT = """
@@ -74,22 +76,23 @@ def seat_crops(scenes: int, size: int) -> list[np.ndarray]:
     return batches
 
 
-def _export(fmt: str, size: int) -> Path:
-    """The table detector exported by ultralytics into BUILD (made once)."""
+def _export(fmt: str, size: int, batch: int) -> Path:
+    """The table detector exported by ultralytics into BUILD (made once for each version of the weights)."""
     from ultralytics import YOLO
 
-    target = BUILD / f"table_detector_{fmt}_model"
+    version = hashlib.sha256(WEIGHTS_PATH.read_bytes()).hexdigest()[:12]
+    target = BUILD / f"table_detector_{version}_{fmt}_model"
     if target.exists():
         return target
     BUILD.mkdir(parents=True, exist_ok=True)
     copy = BUILD / WEIGHTS_PATH.name
     shutil.copy(WEIGHTS_PATH, copy)
-    made = Path(YOLO(str(copy), task="detect").export(format=fmt, imgsz=size, batch=1 if fmt == "ncnn" else 8))
+    made = Path(YOLO(str(copy), task="detect").export(format=fmt, imgsz=size, batch=batch))
     made.rename(target)
     return target
 
 
-def runners(threads: int, size: int) -> dict[str, object]:
+def runners(threads: int, size: int, batch: int) -> dict[str, object]:
     """name -> a function (batch -> raw output, N x (4 + classes) x anchors), or the reason it cannot run."""
     out: dict[str, object] = {}
 
@@ -119,7 +122,7 @@ def runners(threads: int, size: int) -> dict[str, object]:
     else:
         import openvino as ov
 
-        folder = _export("openvino", size)
+        folder = _export("openvino", size, batch)
         core = ov.Core()
         compiled = core.compile_model(str(next(folder.glob("*.xml"))), "CPU",
                                       {"INFERENCE_NUM_THREADS": threads, "PERFORMANCE_HINT": "LATENCY"})
@@ -130,7 +133,7 @@ def runners(threads: int, size: int) -> dict[str, object]:
     else:
         import ncnn
 
-        folder = _export("ncnn", size)
+        folder = _export("ncnn", size, 1)  # its Python binding runs one image at a time
         ncnn_net = ncnn.Net()
         ncnn_net.opt.num_threads = threads
         ncnn_net.load_param(str(folder / "model.ncnn.param"))
@@ -149,12 +152,8 @@ def runners(threads: int, size: int) -> dict[str, object]:
     return out
 
 
-def _iou(a: Box, b: Box) -> float:
-    ix = max(0.0, min(a.x2, b.x2) - max(a.x1, b.x1))
-    iy = max(0.0, min(a.y2, b.y2) - max(a.y1, b.y1))
-    inter = ix * iy
-    union = (a.x2 - a.x1) * (a.y2 - a.y1) + (b.x2 - b.x1) * (b.y2 - b.y1) - inter
-    return inter / union if union > 0 else 0.0
+def _corners(box: Box) -> tuple[float, float, float, float]:
+    return (box.x1, box.y1, box.x2, box.y2)
 
 
 def agreement(reference: list[list[Box]], other: list[list[Box]]) -> float:
@@ -165,7 +164,7 @@ def agreement(reference: list[list[Box]], other: list[list[Box]]) -> float:
         used: set[int] = set()
         for ref in ref_boxes:
             for k, box in enumerate(boxes):
-                if k not in used and box.cls == ref.cls and _iou(ref, box) >= 0.9:
+                if k not in used and box.cls == ref.cls and box_iou(_corners(ref), _corners(box)) >= 0.9:
                     used.add(k)
                     matched += 1
                     break
@@ -185,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
                                  "threads": args.threads, "batch": "8 seat crops of 256 px", "runtimes": {}}
     reference: list[list[Box]] = []
     baseline_median = None
-    for name, run in runners(args.threads, size).items():
+    for name, run in runners(args.threads, size, len(batches[0])).items():
         if isinstance(run, str):
             report["runtimes"][name] = {"missing": run}  # type: ignore[index]
             continue

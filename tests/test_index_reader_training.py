@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 import torch
 
-from vision.common import TRAIN_DIR
-from vision.index_reader import INDEX_CLASSES, INDEX_SIZE, NOT_INDEX, IndexReader, _monitor, train
-from vision.photo_corners import build, is_monitor, mirrored_photos
+from vision.common import TRAIN_DIR, Row
+from vision.index_reader import INDEX_CLASSES, INDEX_SIZE, NOT_INDEX, IndexReader, _load, _loss, _monitor, train
+from vision.photo_corners import build, is_monitor, mirrored_photos, scenes
 
 
 class _ReadsTheRedChannel:
@@ -39,27 +39,53 @@ def test_the_monitor_scores_a_card_by_the_surer_corner_pair() -> None:
     crops = [_crop(king, 2), _crop(ace, 9), _crop(king, 2), _crop(ace, 9),
              _crop(king, 9), _crop(ace, 2), _crop(king, 9), _crop(ace, 2)]
     y = np.array([NOT_INDEX, ace, NOT_INDEX, ace] * 2)
-    card = np.array([0] * 4 + [1] * 4)
-    crop_accuracy, card_accuracy = _monitor(_ReadsTheRedChannel(), np.stack(crops), y, card)
+    box = np.array([0] * 4 + [1] * 4)
+    crop_accuracy, card_accuracy = _monitor(_ReadsTheRedChannel(), np.stack(crops), y, box)
     assert card_accuracy == 0.5
     assert crop_accuracy == 1.0  # each labelled crop alone reads AS, however faintly
 
 
-def test_training_takes_corners_without_an_index_and_a_held_out_split(tmp_path) -> None:
-    rng = np.random.default_rng(0)
-    n_cards = 24
-    x = rng.integers(0, 255, (n_cards * 4, INDEX_SIZE[1], INDEX_SIZE[0], 3), dtype=np.uint8)
-    labels = rng.integers(0, len(INDEX_CLASSES), n_cards)
-    y = np.array([[c, NOT_INDEX, c, NOT_INDEX][k] for c in labels for k in range(4)])
-    monitor = np.repeat(np.arange(n_cards) % 4 == 0, 4)
-    data = tmp_path / "photo.npz"
-    np.savez(data, x=x, y=y, monitor=monitor, card=np.repeat(np.arange(n_cards), 4))
+def _write_set(path, labels_per_box: list[int], monitor_every: int = 4, rendered: bool = False) -> None:
+    rng = np.random.default_rng(len(labels_per_box))
+    n = len(labels_per_box)
+    x = rng.integers(0, 255, (n * 4, INDEX_SIZE[1], INDEX_SIZE[0], 3), dtype=np.uint8)
+    y = np.array([[c, NOT_INDEX, c, NOT_INDEX][k] for c in labels_per_box for k in range(4)])
+    monitor = np.repeat(np.arange(n) % monitor_every == 0, 4)
+    if rendered:
+        np.savez(path, x=x, y=np.repeat(labels_per_box, 4))
+    else:
+        np.savez(path, x=x, y=y, monitor=monitor, box=np.repeat(np.arange(n), 4))
+
+
+def test_box_ids_stay_apart_across_data_sets(tmp_path) -> None:
+    _write_set(tmp_path / "a.npz", [1, 2])
+    _write_set(tmp_path / "rendered.npz", [3, 4], rendered=True)
+    _write_set(tmp_path / "b.npz", [5, 6, 7])
+    x, y, held_out, box, source = _load([tmp_path / "a.npz", tmp_path / "rendered.npz", tmp_path / "b.npz"],
+                                        np.random.default_rng(0))
+    assert box.tolist() == [0] * 4 + [1] * 4 + [-1] * 8 + [2] * 4 + [3] * 4 + [4] * 4
+    assert source.tolist() == [0] * 8 + [1] * 8 + [2] * 12
+    assert len(x) == len(y) == len(held_out) == 28
+
+
+def test_training_leaves_the_monitor_out_and_takes_corners_without_an_index(tmp_path, capsys) -> None:
+    labels = np.random.default_rng(0).integers(0, len(INDEX_CLASSES), 24).tolist()
+    _write_set(tmp_path / "photo.npz", labels)  # boxes 0, 4, 8, ... held out: 6 boxes, 24 crops
     out = tmp_path / "reader.pt"
-    train([data], minutes=0.01, seed=0, out=out)
+    train([tmp_path / "photo.npz"], minutes=0.01, seed=0, out=out)
+    assert "index crops: 72 train (36 without an index), 24 monitor" in capsys.readouterr().out
     reader = IndexReader(out)  # the checkpoint loads as the pipeline loads it
     assert reader.meta["epoch"] >= 1
-    assert "cards" in reader.meta["monitor"][0]
-    assert reader.probabilities(x[:4]).shape == (4, len(INDEX_CLASSES))
+    assert " boxes " in reader.meta["monitor"][0]
+
+
+def test_a_corner_without_an_index_is_trained_towards_an_even_reading() -> None:
+    even = torch.zeros(1, len(INDEX_CLASSES))
+    sure = torch.zeros(1, len(INDEX_CLASSES))
+    sure[0, 3] = 10.0
+    no_index = torch.tensor([NOT_INDEX])
+    assert float(_loss(even, no_index)) < float(_loss(sure, no_index))
+    assert float(_loss(sure, torch.tensor([3]))) < float(_loss(even, torch.tensor([3])))
 
 
 def test_mirrored_photos_are_those_judged_mirrored_too_often(tmp_path) -> None:
@@ -71,35 +97,61 @@ def test_mirrored_photos_are_those_judged_mirrored_too_often(tmp_path) -> None:
     assert mirrored_photos(sources) == {"b.jpg", "d.jpg"}
 
 
+def test_a_burst_of_the_same_cards_is_one_scene(tmp_path) -> None:
+    sources = tmp_path / "sources.csv"
+    shots = {"a.jpg": ("IMG_2902", "KH"), "b.jpg": ("IMG_2903", "KH"), "c.jpg": ("IMG_2904", "QS"),
+             "d.jpg": ("IMG_2905-Small", "KH"), "e.jpg": ("IMG_2950", "KH"), "f.jpg": ("PXL_2903", "KH")}
+    with open(sources, "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["image", "source_photo"])
+        writer.writerows([[image, shot] for image, (shot, _card) in shots.items()])
+    manifest = {image: [Row(image, card, (0.0, 0.0, 1.0, 1.0))] for image, (_shot, card) in shots.items()}
+    scene = scenes(sources, manifest)
+    assert scene["a.jpg"] == scene["b.jpg"] == scene["d.jpg"] == "a.jpg"  # a QS shot between them changes nothing
+    assert scene["c.jpg"] == "c.jpg"
+    assert scene["e.jpg"] == "e.jpg"  # too far on in the numbering
+    assert scene["f.jpg"] == "f.jpg"  # another camera
+
+
+class _PrefersOddCorners:
+    """A stand-in reader that reads every card surely from rotations 1 and 3, and not at all from 0 and 2."""
+
+    def probabilities(self, crops: np.ndarray) -> np.ndarray:
+        p = np.full((len(crops), len(INDEX_CLASSES)), 1.0 / len(INDEX_CLASSES))
+        p[1::2] = 0.0
+        p[1::2, :52] = 1.0 / 52
+        return p
+
+
 @pytest.mark.skipif(not TRAIN_DIR.exists(), reason="needs ../shared/realcards")
-def test_photo_corners_label_the_pair_that_shows_the_index(tmp_path) -> None:
-    """Four train photos of a single card: each card's labelled pair is the one the committed reader reads as that
-    card more often than the other pair, and every crop of a photo is in the same split."""
+def test_photo_corners_label_the_pair_the_given_reader_reads_the_card_from(tmp_path) -> None:
+    """Single-card train photos and one of backs: a face's labelled pair is the pair the given reader reads the card
+    from, the other pair NOT_INDEX; a back's four corners are all BACK; one photo, one split."""
     from vision.common import read_manifest
 
     manifest = read_manifest(TRAIN_DIR / "manifest.csv")
-    singles = [name for name, rows in sorted(manifest.items()) if len(rows) == 1 and rows[0].label[0] in "A23456789"]
+    singles = [name for name, rows in sorted(manifest.items()) if len(rows) == 1 and rows[0].label != "JOKER"][:5]
+    backs = [name for name, rows in sorted(manifest.items()) if [r.label for r in rows] == ["BACK"]][:1]
     root = tmp_path / "train"
     (root / "images").mkdir(parents=True)
-    with open(root / "manifest.csv", "w", newline="") as f:
-        writer = csv.writer(f)
+    with open(root / "manifest.csv", "w", newline="") as f, open(root / "sources.csv", "w", newline="") as g:
+        writer, sources = csv.writer(f), csv.writer(g)
         writer.writerow(["image", "label", "x1", "y1", "x2", "y2"])
-        for name in singles[:4]:
+        sources.writerow(["image", "source_photo", "faces_judged_unmirrored", "faces_judged_mirrored"])
+        for k, name in enumerate(singles + backs):
             (root / name).symlink_to(TRAIN_DIR / name)
             row = manifest[name][0]
             writer.writerow([name, row.label, *row.box])
-    (root / "sources.csv").write_text("image,faces_judged_unmirrored,faces_judged_mirrored\n")
-    reader = IndexReader()
-    counts = build(tmp_path / "corners.npz", jitters=0, seed=0, reader=reader, root=root)
+            sources.writerow([name, f"IMG_{1000 + 10 * k}", "1", "0"])
+    counts = build(tmp_path / "corners.npz", jitters=1, seed=0, reader=_PrefersOddCorners(), root=root)
     data = np.load(tmp_path / "corners.npz")
-    assert counts["cards"] == len(np.unique(data["card"])) >= 3
-    for card in np.unique(data["card"]):
-        members = np.flatnonzero(data["card"] == card)
-        labels = data["y"][members]
-        truth = int(labels.max())
-        index_pair = labels >= 0
-        assert index_pair.sum() == 2 and (index_pair[[0, 2]].all() or index_pair[[1, 3]].all())
-        p = reader.probabilities(data["x"][members])[:, truth]
-        assert p[index_pair].sum() >= p[~index_pair].sum()
-        assert len(set(data["monitor"][members].tolist())) == 1  # a photo's crops stay in one split
-    assert sorted(set(data["monitor"].tolist())) == sorted({is_monitor(name) for name in singles[:4]})
+    assert counts["cards"] == 6 and counts["boxes"] == len(np.unique(data["box"])) >= 8
+    for box in np.unique(data["box"]):
+        members = np.flatnonzero(data["box"] == box)
+        photo = str(data["photos"][data["photo"][members[0]]])
+        truth = INDEX_CLASSES.index(manifest[photo][0].label)
+        expected = [truth] * 4 if manifest[photo][0].label == "BACK" else [NOT_INDEX, truth, NOT_INDEX, truth]
+        assert data["y"][members].tolist() == expected
+    for k, photo in enumerate(data["photos"]):
+        flags = set(data["monitor"][data["photo"] == k].tolist())
+        assert flags == {is_monitor(str(photo))}  # each photo is its own scene here

@@ -22,7 +22,8 @@ from pathlib import Path
 from vision.common import CARDS, read_manifest, split_card
 
 
-def _iou(a, b) -> float:
+def box_iou(a, b) -> float:
+    """Intersection over union of two (x1, y1, x2, y2) boxes."""
     ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
     iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
     inter = ix * iy
@@ -82,7 +83,7 @@ def evaluate_manifest(
         boxed = [r for r in rows if r.box is not None]
         used: set[int] = set()
         pairs = sorted(
-            ((_iou(r.box, p.box), gi, pi) for gi, r in enumerate(boxed) for pi, p in enumerate(preds)), reverse=True
+            ((box_iou(r.box, p.box), gi, pi) for gi, r in enumerate(boxed) for pi, p in enumerate(preds)), reverse=True
         )
         match: dict[int, int] = {}
         for v, gi, pi in pairs:
@@ -221,4 +222,4 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-__all__ = ["evaluate_manifest"]
+__all__ = ["box_iou", "evaluate_manifest"]

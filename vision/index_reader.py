@@ -84,13 +84,7 @@ class IndexReader:
 
     def probabilities(self, crops_rgb: np.ndarray) -> np.ndarray:
         """(N, len(INDEX_CLASSES)) for N RGB crops of ``INDEX_SIZE``."""
-        import torch
-
-        if len(crops_rgb) == 0:
-            return np.zeros((0, len(INDEX_CLASSES)), np.float32)
-        x = torch.from_numpy(np.ascontiguousarray(crops_rgb)).permute(0, 3, 1, 2).float().div(255)
-        with torch.no_grad():
-            return torch.softmax(self.net(x), 1).numpy()
+        return _probabilities(self.net, crops_rgb)
 
 
 # --------------------------------------------------------------------------------------------------- training
@@ -115,61 +109,93 @@ def _augment(rng: np.random.Generator, crop: np.ndarray) -> np.ndarray:
 
 #: label of a corner crop that shows no index (``vision.photo_corners``): trained towards an even reading
 NOT_INDEX = -1
+#: how much a corner without an index weighs in the loss, against a labelled corner's 1
+NOT_INDEX_WEIGHT = 0.5
+LABEL_SMOOTHING = 0.05
+
+
+def _probabilities(net, crops_rgb: np.ndarray, batch: int = 512) -> np.ndarray:
+    """Softmax of the network over N RGB crops of ``INDEX_SIZE`` (N x len(INDEX_CLASSES)), in batches."""
+    import torch
+
+    if len(crops_rgb) == 0:
+        return np.zeros((0, len(INDEX_CLASSES)), np.float32)
+    out = []
+    with torch.no_grad():
+        for k in range(0, len(crops_rgb), batch):
+            x = torch.from_numpy(np.ascontiguousarray(crops_rgb[k:k + batch])).permute(0, 3, 1, 2).float().div(255)
+            out.append(torch.softmax(net(x), 1).numpy())
+    return np.concatenate(out)
 
 
 def _load(data: list[Path], rng: np.random.Generator):
-    """Every data set's crops, labels, monitor mask and card ids (the four corners of one photographed card share
-    one id; rendered crops get -1). A set without a ``monitor`` array holds out a random tenth."""
-    xs, ys, monitors, cards, sources = [], [], [], [], []
+    """Every data set's crops, labels, monitor mask, box ids and source index. The four corners of one photographed
+    box share one id (unique across the sets); rendered crops have none (-1). A set without a ``monitor`` array
+    holds out a random tenth."""
+    xs, ys, monitors, boxes, sources = [], [], [], [], []
+    next_id = 0
     for k, path in enumerate(data):
         loaded = np.load(path)
         n = len(loaded["y"])
         xs.append(loaded["x"])
         ys.append(loaded["y"])
-        if "monitor" in loaded:
-            monitors.append(loaded["monitor"].astype(bool))
-        else:
-            monitors.append(rng.permutation(n) < n // 10)
-        offset = sum(int(c.max()) + 1 for c in cards if len(c) and c.max() >= 0)
-        cards.append(loaded["card"] + offset if "card" in loaded else np.full(n, -1))
+        monitors.append(loaded["monitor"].astype(bool) if "monitor" in loaded else rng.permutation(n) < n // 10)
+        ids = loaded["box"] if "box" in loaded else np.full(n, -1)
+        boxes.append(np.where(ids >= 0, ids + next_id, -1))
+        if (ids >= 0).any():
+            next_id += int(ids.max()) + 1
         sources.append(np.full(n, k))
-    return (np.concatenate(xs), np.concatenate(ys), np.concatenate(monitors), np.concatenate(cards),
+    return (np.concatenate(xs), np.concatenate(ys), np.concatenate(monitors), np.concatenate(boxes),
             np.concatenate(sources))
 
 
-def _monitor(net, x: np.ndarray, y: np.ndarray, card: np.ndarray) -> tuple[float, float | None]:
-    """(crop accuracy over labelled crops, card accuracy through the photo reader's choice of corner pair, or None
-    when there are no photographed cards)."""
-    import torch
-
-    with torch.no_grad():
-        p = np.concatenate([torch.softmax(net(torch.from_numpy(x[k:k + 512]).permute(0, 3, 1, 2).float().div(255)),
-                                          1).numpy() for k in range(0, len(x), 512)])
-    labelled = y >= 0
-    crop_accuracy = float((p[labelled].argmax(1) == y[labelled]).mean())
-    ids = card >= 0
-    if not ids.any():
-        return crop_accuracy, None
+def _monitor(net, x: np.ndarray, y: np.ndarray, box: np.ndarray) -> tuple[float | None, float | None]:
+    """(accuracy over the labelled crops, accuracy over the photographed boxes read as the photo reader reads them —
+    the surer pair of opposite corners), each None where there is nothing to score."""
     from vision.card_corners import index_probabilities
 
+    p = _probabilities(net, x)
+    labelled = y >= 0
+    crop_accuracy = float((p[labelled].argmax(1) == y[labelled]).mean()) if labelled.any() else None
     right = total = 0
-    for c in np.unique(card[ids]):
-        members = np.flatnonzero(card == c)  # the four corners, in rotation order
-        truth = int(y[members][y[members] >= 0][0])
-        right += int(index_probabilities(p[members]).argmax() == truth)
+    for b in np.unique(box[box >= 0]):
+        members = np.flatnonzero(box == b)  # the four corners, in rotation order
+        truth = y[members][y[members] >= 0]
+        if len(members) != 4 or not len(truth):
+            continue
+        right += int(index_probabilities(p[members]).argmax() == truth[0])
         total += 1
-    return crop_accuracy, right / total
+    return crop_accuracy, (right / total if total else None)
+
+
+def _figure(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _loss(logits, y):
+    """Cross-entropy against a smoothed one-hot for a labelled corner, against the even reading (weight
+    ``NOT_INDEX_WEIGHT``) for a corner without an index; averaged over the batch."""
+    import torch
+    import torch.nn.functional as F
+
+    classes = logits.shape[1]
+    labelled = y >= 0
+    targets = torch.full_like(logits, 1.0 / classes)
+    targets[labelled] = F.one_hot(y[labelled], classes).float() * (1 - LABEL_SMOOTHING) + LABEL_SMOOTHING / classes
+    weights = torch.where(labelled, 1.0, NOT_INDEX_WEIGHT)
+    return (weights * F.cross_entropy(logits, targets, reduction="none")).mean()
 
 
 def train(data: list[Path], minutes: float, seed: int, out: Path, init: Path | None = None,
-          max_lr: float = 2e-3) -> None:
+          max_lr: float = 2e-3) -> float:
+    """Trains until ``minutes`` have passed (a cosine learning rate over that time) and keeps the epoch whose
+    monitors score best (the mean over the data sets; a photographed set scores its boxes). Returns that score."""
     import torch
-    import torch.nn.functional as F
 
     torch.manual_seed(seed)
     torch.set_num_threads(2)
     rng = np.random.default_rng(seed)
-    x, y, held_out, card, source = _load(data, rng)
+    x, y, held_out, box, source = _load(data, rng)
     train_idx = np.flatnonzero(~held_out)
     print(f"index crops: {len(train_idx)} train ({int((y[train_idx] == NOT_INDEX).sum())} without an index), "
           f"{int(held_out.sum())} monitor, {len(set(y[y >= 0].tolist()))} classes", flush=True)
@@ -181,12 +207,12 @@ def train(data: list[Path], minutes: float, seed: int, out: Path, init: Path | N
     started = time.time()
     budget = minutes * 60
     best, epoch = -1.0, 0
-    while time.time() - started < budget:
+    while epoch == 0 or time.time() - started < budget:
         epoch += 1
         net.train()
         perm = rng.permutation(train_idx)
         seen = correct = 0
-        for k in range(0, len(perm) - 63, 64):
+        for k in range(0, max(1, len(perm) - 63), 64):
             frac = min(1.0, (time.time() - started) / budget)
             for group in opt.param_groups:
                 group["lr"] = max_lr * (frac / 0.05 if frac < 0.05 else 0.5 * (1 + math.cos(math.pi * frac)))
@@ -194,25 +220,24 @@ def train(data: list[Path], minutes: float, seed: int, out: Path, init: Path | N
             xb = torch.from_numpy(np.stack([_augment(rng, x[i]) for i in batch])).permute(0, 3, 1, 2).float().div(255)
             yb = torch.from_numpy(y[batch]).long()
             logits = net(xb)
-            has_index = yb >= 0
-            loss = F.cross_entropy(logits[has_index], yb[has_index], label_smoothing=0.05) if has_index.any() else 0
-            if not has_index.all():  # a corner without an index: towards an even reading
-                loss = loss - 0.5 * F.log_softmax(logits[~has_index], 1).mean() * (~has_index).float().mean()
+            loss = _loss(logits, yb)
             opt.zero_grad()
             loss.backward()
             opt.step()
-            seen += int(has_index.sum())
-            correct += int((logits[has_index].argmax(1) == yb[has_index]).sum())
+            labelled = yb >= 0
+            seen += int(labelled.sum())
+            correct += int((logits[labelled].argmax(1) == yb[labelled]).sum())
         net.eval()
-        scores = []
-        report = []
+        scores, report = [], []
         for k, path in enumerate(data):
             members = held_out & (source == k)
-            crop_accuracy, card_accuracy = _monitor(net, x[members], y[members], card[members])
-            scores.append(card_accuracy if card_accuracy is not None else crop_accuracy)
-            report.append(f"{path.parent.name}/{path.name} crops {crop_accuracy:.3f}"
-                          + (f" cards {card_accuracy:.3f}" if card_accuracy is not None else ""))
-        accuracy = float(np.mean(scores))
+            crop_accuracy, box_accuracy = _monitor(net, x[members], y[members], box[members])
+            score = box_accuracy if box_accuracy is not None else crop_accuracy
+            if score is not None:
+                scores.append(score)
+            name = f"{path.parent.name}/{path.name}"
+            report.append(f"{name} crops {_figure(crop_accuracy)} boxes {_figure(box_accuracy)}")
+        accuracy = float(np.mean(scores)) if scores else 0.0  # nothing held out: the last epoch is kept
         print(f"epoch {epoch}: train {correct / max(seen, 1):.3f} monitor {accuracy:.3f} ({'; '.join(report)}) "
               f"({time.time() - started:.0f}s)", flush=True)
         if accuracy >= best:
@@ -222,6 +247,7 @@ def train(data: list[Path], minutes: float, seed: int, out: Path, init: Path | N
                         "meta": {"epoch": epoch, "monitor_accuracy": accuracy, "monitor": report,
                                  "data": [str(p) for p in data]}}, out)
     print(f"best monitor accuracy {best:.3f} -> {out}", flush=True)
+    return best
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -5,17 +5,21 @@ corners of the rectified card (``vision.card_corners``); this module cuts the sa
 the train photos (``shared/realcards/ScottJJosh-PokerSensei-train``), so that the index reader learns real light,
 real decks and real blur, not only the rendered felt.
 
-    python -m vision.photo_corners --out build/vision/photo_corners.npz
+    git show 7ce95c1:models/card_index.pt > build/vision/card_index_s3.pt     # session 3's reader
+    python -m vision.photo_corners --out build/vision/photo_corners.npz --reader build/vision/card_index_s3.pt
 
 Which two of a card's four corners hold its index is not labelled (the photos are stretched: the long side cannot be
-told from the short one). The pair on which the current index reader gives the true label the higher probability is
-taken as the index pair (label: the card); the other pair is stored with label ``NOT_INDEX`` (-1), which training
+told from the short one). The pair on which a given index reader (``--reader``: one trained without these crops,
+else it would confirm its own labels) gives the true label the higher probability is taken as the index pair (label:
+the card); the other pair is stored with label ``NOT_INDEX`` (-1), which training
 pushes towards an even reading, so that ``index_probabilities`` keeps preferring the pair that shows an index. A
 card back gives four ``BACK`` crops. Photos whose faces the set's ``sources.csv`` judges mirrored too often are
 skipped (``mirrored_photos``): a mirrored index is no card.
 
-Each photo belongs to the monitor split (about one in eight, fixed by its name's hash) or to training, so that a
-held-out measure never sees a photo the reader trained on. Never the validation set.
+Each scene belongs to the monitor split (about one in eight, fixed by a hash) or to training, so that a held-out
+measure never sees a photo the reader trained on, nor its near-twin: the photographers shot bursts of the same layout
+(IMG_2902, 2903, 2904 all show one K♥), so consecutive shots of the same cards are one scene (``scenes``). Never the
+validation set.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from __future__ import annotations
 import argparse
 import csv
 import hashlib
+import re
 import sys
 import time
 from pathlib import Path
@@ -36,8 +41,33 @@ from vision.index_reader import INDEX_CLASSES, NOT_INDEX, IndexReader
 MONITOR_EVERY = 8
 
 
-def is_monitor(image_name: str) -> bool:
-    return int(hashlib.sha256(image_name.encode()).hexdigest(), 16) % MONITOR_EVERY == 0
+#: shots at most this far apart in the camera's numbering, of the same cards, are one scene
+BURST_GAP = 3
+
+
+def is_monitor(scene: str) -> bool:
+    return int(hashlib.sha256(scene.encode()).hexdigest(), 16) % MONITOR_EVERY == 0
+
+
+def _shot(source_photo: str) -> tuple[str, int]:
+    """'IMG_2903-Small' -> ('IMG_', 2903): the camera's series and its number (-1 when there is none)."""
+    match = re.match(r"(\D*)(\d+)", source_photo)
+    return (match.group(1), int(match.group(2))) if match else (source_photo, -1)
+
+
+def scenes(sources_csv: Path, manifest: dict) -> dict[str, str]:
+    """Each image -> its scene: the first image of its burst (shots of the same labelled cards, each at most
+    ``BURST_GAP`` after the one before in one camera's numbering, other shots between them or not)."""
+    with open(sources_csv, newline="") as f:
+        shots = sorted((_shot(row["source_photo"]), row["image"]) for row in csv.DictReader(f))
+    scene_of: dict[str, str] = {}
+    last_shot: dict[tuple, tuple[int, str]] = {}  # (series, cards) -> (number, scene) of its latest shot
+    for (series, number), image in shots:
+        key = (series, tuple(sorted(r.label for r in manifest.get(image, []))))
+        previous = last_shot.get(key)
+        scene_of[image] = previous[1] if previous and number - previous[0] <= BURST_GAP else image
+        last_shot[key] = (number, scene_of[image])
+    return scene_of
 
 
 def mirrored_photos(sources_csv: Path) -> set[str]:
@@ -59,7 +89,8 @@ def jittered(rng: np.random.Generator, box, spread: float) -> tuple[float, float
 
 def build(out: Path, jitters: int, seed: int, reader: IndexReader, root: Path = TRAIN_DIR) -> dict[str, int]:
     """Cut and label every card's corners; writes ``x`` (N x 64 x 48 x 3), ``y`` (INDEX_CLASSES index or NOT_INDEX),
-    ``monitor`` (bool) and ``card`` (which labelled card each crop comes from) to ``out``."""
+    ``monitor`` (bool), ``box`` (which box — a labelled one, or a jittered copy — each group of four crops comes
+    from) and ``photo`` (index into ``photos``, the image names) to ``out``."""
     from PIL import Image
 
     from vision.card_corners import card_quad, corner_crops
@@ -67,8 +98,9 @@ def build(out: Path, jitters: int, seed: int, reader: IndexReader, root: Path = 
     rng = np.random.default_rng(seed)
     skip = mirrored_photos(root / "sources.csv")
     manifest = read_manifest(root / "manifest.csv")
-    xs, ys, monitor, card_ids = [], [], [], []
-    counts = {"photos": 0, "cards": 0, "no_outline": 0, "skipped_mirrored": 0}
+    scene_of = scenes(root / "sources.csv", manifest)
+    xs, ys, monitor, box_ids, photo_ids, photos = [], [], [], [], [], []
+    counts = {"photos": 0, "cards": 0, "boxes": 0, "no_outline": 0, "skipped_mirrored": 0, "monitor_photos": 0}
     started = time.time()
     for n, name in enumerate(sorted(manifest)):
         if name in skip:
@@ -79,8 +111,11 @@ def build(out: Path, jitters: int, seed: int, reader: IndexReader, root: Path = 
             continue
         image = np.asarray(Image.open(root / name).convert("RGB"))
         counts["photos"] += 1
-        held_out = is_monitor(name)
+        held_out = is_monitor(scene_of.get(name, name))
+        counts["monitor_photos"] += held_out
+        photos.append(name)
         for row in rows:
+            counts["cards"] += 1
             label = INDEX_CLASSES.index(row.label)
             boxes = [row.box] + [jittered(rng, row.box, 0.04) for _ in range(jitters)]
             for box in boxes:
@@ -98,12 +133,14 @@ def build(out: Path, jitters: int, seed: int, reader: IndexReader, root: Path = 
                 xs.extend(crops)
                 ys.extend(labels)
                 monitor.extend([held_out] * 4)
-                card_ids.extend([counts["cards"]] * 4)
-                counts["cards"] += 1
+                box_ids.extend([counts["boxes"]] * 4)
+                photo_ids.extend([len(photos) - 1] * 4)
+                counts["boxes"] += 1
         if counts["photos"] % 50 == 0:
-            print(f"  {n}/{len(manifest)} photos, {counts['cards']} cards ({time.time() - started:.0f}s)", flush=True)
+            print(f"  {n}/{len(manifest)} photos, {counts['boxes']} boxes ({time.time() - started:.0f}s)", flush=True)
     out.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(out, x=np.stack(xs), y=np.array(ys), monitor=np.array(monitor), card=np.array(card_ids))
+    np.savez_compressed(out, x=np.stack(xs), y=np.array(ys), monitor=np.array(monitor), box=np.array(box_ids),
+                        photo=np.array(photo_ids), photos=np.array(photos))
     counts["crops"] = len(xs)
     counts["monitor_crops"] = int(np.sum(monitor))
     return counts
@@ -115,10 +152,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("build/vision/photo_corners.npz"))
     parser.add_argument("--jitters", type=int, default=1, help="extra jittered boxes per labelled card")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--reader", type=Path, default=None, help="index reader that picks each card's index pair")
+    parser.add_argument("--reader", type=Path, required=True,
+                        help="the index reader that picks each card's index pair: one not trained on these crops")
     args = parser.parse_args(argv)
-    reader = IndexReader(args.reader) if args.reader else IndexReader()
-    counts = build(args.out, args.jitters, args.seed, reader)
+    counts = build(args.out, args.jitters, args.seed, IndexReader(args.reader))
     print(f"{counts} -> {args.out}", flush=True)
     return 0
 
