@@ -39,16 +39,8 @@ import numpy as np  # noqa: E402
 from vision.evaluate import box_iou  # noqa: E402
 from vision.onnx_detector import ONNX_PATH, WEIGHTS_PATH, Box, decode  # noqa: E402
 
-SCRIPT = """
-profile = "fr-2007"
-seats = [1, 2, 3, 4, 5, 6, 7]
-seed = 3
-
-[[coup]]
-seed = 5
-bets = { 1 = { ante = 1000 }, 2 = { ante = 2500 }, 3 = { ante = 3500 }, 4 = { ante = 1500 }, 5 = { ante = 6000 }, 6 = { ante = 1000 }, 7 = { ante = 12500 } }
-decisions = { 1 = "raise", 2 = "raise", 3 = "fold", 4 = "raise", 5 = "raise", 6 = "fold", 7 = "raise" }
-"""  # noqa: E501 - one coup per line reads best
+#: the coup filmed: all seven seats taken (shared with benchmarks/vision.py)
+SCRIPT = (ROOT / "benchmarks" / "busy-coup.toml").read_text()
 BUILD = ROOT / "build" / "runtimes"
 
 
