@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 from vision.evaluate import box_iou  # noqa: E402
-from vision.onnx_detector import ONNX_PATH, WEIGHTS_PATH, Box, decode  # noqa: E402
+from vision.onnx_detector import ONNX_PATH, WEIGHTS_PATH, Box, decode, to_batch  # noqa: E402
 
 #: the coup filmed: all seven seats taken (shared with benchmarks/vision.py)
 SCRIPT = (ROOT / "benchmarks" / "busy-coup.toml").read_text()
@@ -64,7 +64,7 @@ def seat_crops(scenes: int, size: int) -> list[np.ndarray]:
     batches = []
     for frame in frames:
         crops = [rectified(frame, table_to_image @ r.crop_to_table(size), size) for r in regions]
-        batches.append(np.ascontiguousarray(np.stack(crops)[..., ::-1].transpose(0, 3, 1, 2), np.float32) / 255)
+        batches.append(to_batch(crops))
     return batches
 
 

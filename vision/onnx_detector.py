@@ -80,9 +80,13 @@ class OnnxDetector:
         for crop in crops_bgr:
             if crop.shape != (self.imgsz, self.imgsz, 3):
                 raise ValueError(f"crop of shape {crop.shape}: the detector takes {self.imgsz}x{self.imgsz}x3")
-        batch = np.stack(crops_bgr)[..., ::-1].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
-        (out,) = self.session.run(None, {self.input: np.ascontiguousarray(batch)})
+        (out,) = self.session.run(None, {self.input: to_batch(crops_bgr)})
         return decode(out, self.conf, self.iou)
+
+
+def to_batch(crops_bgr: list[np.ndarray]) -> np.ndarray:
+    """BGR uint8 crops -> the model's input: N x 3 x H x W float32 RGB in 0..1."""
+    return np.ascontiguousarray(np.stack(crops_bgr)[..., ::-1].transpose(0, 3, 1, 2), np.float32) / 255.0
 
 
 def decode(predictions: np.ndarray, conf: float = 0.3, iou: float = 0.6) -> list[list[Box]]:

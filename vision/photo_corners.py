@@ -37,10 +37,8 @@ import numpy as np
 from vision.common import CARDS, TRAIN_DIR, read_manifest
 from vision.index_reader import INDEX_CLASSES, NOT_INDEX, IndexReader
 
-#: one photo in MONITOR_EVERY is held out (by the hash of its name)
+#: one scene in MONITOR_EVERY is held out (by the hash of its first image's name)
 MONITOR_EVERY = 8
-
-
 #: shots at most this far apart in the camera's numbering, of the same cards, are one scene
 BURST_GAP = 3
 
