@@ -77,7 +77,7 @@ def _synth_crops(
     """Cards warped onto a random background patch, as STORE^2 crops with the same framing as the real crops."""
     import cv2
 
-    from vision.synth import _background
+    from vision.synth import FOIL_SHARE, _background, foil_stock
 
     xs, ys = [], []
     bg_pool = [_background(rng, 320) for _ in range(24)]
@@ -88,6 +88,8 @@ def _synth_crops(
         n = per_class if lab != "JOKER" else per_class // 3
         for _ in range(n):
             t = pool[int(rng.integers(len(pool)))]
+            if lab != "BACK" and rng.random() < FOIL_SHARE:
+                t = foil_stock(t, rng)
             bg = bg_pool[int(rng.integers(len(bg_pool)))]
             x0, y0 = rng.integers(0, 320 - 200, 2)
             canvas = bg[y0 : y0 + 200, x0 : x0 + 200].copy()

@@ -24,6 +24,7 @@ import numpy as np
 
 from vision.common import CARDS, MODELS
 from vision.layout import axes, crop_to_table
+from vision.synth import FOIL_SHARE, foil_stock
 
 INDEX_CLASSES = CARDS + ["BACK"]
 #: the corner's region on the card, in mm from its top-left corner: a little margin, the index and a first pip
@@ -91,8 +92,11 @@ class IndexReader:
 
 
 def _augment(rng: np.random.Generator, crop: np.ndarray) -> np.ndarray:
-    """Light, shift, blur, resolution and noise; never mirrored, hardly rotated (the crop is rectified)."""
+    """Foil stock, light, shift, blur, resolution and noise; never mirrored, hardly rotated (the crop is
+    rectified)."""
     h, w = crop.shape[:2]
+    if rng.random() < FOIL_SHARE:
+        crop = foil_stock(np.dstack([crop, np.full((h, w), 255, np.uint8)]), rng)[..., :3]
     m = cv2.getRotationMatrix2D((w / 2, h / 2), rng.normal(0, 2), rng.uniform(0.94, 1.06))
     m[:, 2] += rng.normal(0, 1.5, 2)
     out = cv2.warpAffine(crop, m, (w, h), borderMode=cv2.BORDER_REPLICATE).astype(np.float32)

@@ -47,6 +47,8 @@ DECKS = [
 ]
 SUIT_ROWS = ["C", "D", "H", "S"]
 CARD_H = 300  # rendered card height in px (textures)
+FOIL_SHARE = 0.12  # faces printed on gold or silver foil
+EDGE_CUT_SHARE = 0.15  # scattered cards placed anywhere, the image's edge cutting them
 
 CHIP_COLOURS = {
     "CHIP-RED": (200, 30, 35),
@@ -255,6 +257,30 @@ def _chip(rng: np.random.Generator, d: int, colour: tuple[int, int, int]) -> np.
     return img
 
 
+def foil_stock(card_rgba: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The card printed on metallic stock (gold or silver foil): its light, unsaturated paper replaced by a grainy
+    metal colour with a sheen, its ink kept. Some decks are foil; the photo sets show one."""
+    import cv2
+
+    rgb = card_rgba[..., :3].astype(np.float32)
+    h, w = rgb.shape[:2]
+    # how much of each pixel is paper: bright and grey (soft, so the ink's anti-aliased edges stay)
+    bright = np.clip((rgb.min(axis=2) - 150) / 60, 0, 1)
+    grey = np.clip(1 - (rgb.max(axis=2) - rgb.min(axis=2) - 25) / 40, 0, 1)
+    paper = (bright * grey)[..., None]
+    gold = rng.random() < 0.8
+    metal = np.array((225, 185, 95) if gold else (200, 200, 205), np.float32) * rng.uniform(0.8, 1.1, 3)
+    grain = cv2.GaussianBlur(rng.normal(0, 1, (h, w)).astype(np.float32), (0, 0), rng.uniform(0.6, 1.5))
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    angle = rng.uniform(0, np.pi)
+    sheen = 1 + rng.uniform(0.1, 0.35) * np.sin((xx * np.cos(angle) + yy * np.sin(angle)) / max(h, w) * np.pi * 2
+                                                 + rng.uniform(0, 2 * np.pi))
+    foil = metal * (sheen * (1 + rng.uniform(0.05, 0.15) * grain))[..., None]
+    out = card_rgba.copy()
+    out[..., :3] = np.clip(rgb * (1 - paper) + foil * paper, 0, 255).astype(np.uint8)
+    return out
+
+
 def _warp_rgba(tex: np.ndarray, quad: np.ndarray, size: int) -> np.ndarray:
     import cv2
 
@@ -306,7 +332,9 @@ def make_scene(
     for i in range(n_cards):
         hgt = size * scale * rng.uniform(0.85, 1.15)
         if layout == "scatter" or n_cards <= 2:
-            cx, cy = rng.uniform(0.1, 0.9, 2) * size
+            # some cards lie across the image's edge: photos cut them, and their boxes end at the edge
+            spread = (-0.05, 1.05) if rng.random() < EDGE_CUT_SHARE else (0.1, 0.9)
+            cx, cy = rng.uniform(*spread, 2) * size
         elif layout == "row":
             cx = size * (0.1 + 0.8 * (i + 0.5) / n_cards) + rng.normal(0, 5)
             cy = size * rng.uniform(0.3, 0.7) if i == 0 else placed[-1][1] + rng.normal(0, hgt * 0.1)
@@ -317,6 +345,8 @@ def make_scene(
         label = "BACK" if rng.random() < 0.22 else ("JOKER" if rng.random() < 0.01 else CARDS[int(rng.integers(52))])
         choices = tex[label]
         t = choices[int(rng.integers(len(choices)))]
+        if label != "BACK" and rng.random() < FOIL_SHARE:
+            t = foil_stock(t, rng)
         aspect = t.shape[1] / t.shape[0]
         quad = _card_quad(rng, cx, cy, hgt, aspect, tilt)
         warped = _warp_rgba(t, quad, size)

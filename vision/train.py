@@ -21,9 +21,14 @@ from pathlib import Path
 from vision.common import BUILD, DET_CLASSES, MODELS, TRAIN_DIR, det_class, read_manifest
 
 
-def prep_detector(synth: list[Path], out: Path, monitor: int = 40) -> Path:
-    """Write a YOLO detection dataset: all train photos (+ synthetic scenes) as train; a few photos as monitor val."""
+def prep_detector(synth: list[Path], out: Path, hold_out_scenes: bool = True) -> Path:
+    """Write a YOLO detection dataset: the train photos (+ synthetic scenes) as train, and a monitor ("val") that
+    ultralytics keeps its best epoch by. With ``hold_out_scenes`` the monitor is the train photos' held-out scenes
+    (``vision.photo_corners.is_monitor``: bursts of shots of the same cards, one in eight), which are then not
+    trained on; without it, one photo in thirteen, trained on too (sessions 2-4)."""
     from PIL import Image
+
+    from vision.photo_corners import is_monitor, scenes
 
     if out.exists():
         shutil.rmtree(out)
@@ -31,6 +36,7 @@ def prep_detector(synth: list[Path], out: Path, monitor: int = 40) -> Path:
         (out / sub).mkdir(parents=True, exist_ok=True)
     man = read_manifest(TRAIN_DIR / "manifest.csv")
     names = sorted(man)
+    scene_of = scenes(TRAIN_DIR / "sources.csv", man)
     for i, img in enumerate(names):
         src = TRAIN_DIR / img
         w, h = Image.open(src).size
@@ -42,7 +48,10 @@ def prep_detector(synth: list[Path], out: Path, monitor: int = 40) -> Path:
             x1, y1, x2, y2 = r.box
             lines.append(f"{c} {(x1 + x2) / 2 / w:.6f} {(y1 + y2) / 2 / h:.6f} {(x2 - x1) / w:.6f} {(y2 - y1) / h:.6f}")
         stem = Path(img).stem
-        splits = ["train"] + (["val"] if i % max(1, len(names) // monitor) == 0 else [])
+        if hold_out_scenes:
+            splits = ["val"] if is_monitor(scene_of.get(img, img)) else ["train"]
+        else:
+            splits = ["train"] + (["val"] if i % max(1, len(names) // 40) == 0 else [])
         for sp in splits:
             dst = out / "images" / sp / f"{stem}.jpg"
             if not dst.exists():
@@ -60,8 +69,30 @@ def prep_detector(synth: list[Path], out: Path, monitor: int = 40) -> Path:
         f"path: {out.resolve()}\ntrain: images/train\nval: images/val\nnames:\n"
         + "".join(f"  {i}: {n}\n" for i, n in enumerate(DET_CLASSES))
     )
-    print(f"detector dataset: {len(names)} photos + {n_syn} synthetic -> {yaml}", flush=True)
+    n_val = len(list((out / "images/val").iterdir()))
+    print(f"detector dataset: {len(names)} photos ({n_val} monitor) + {n_syn} synthetic -> {yaml}", flush=True)
     return yaml
+
+
+def write_monitor_manifest(out: Path) -> int:
+    """A manifest (the real sets' format, absolute image paths) of the train photos' held-out scenes, which
+    ``prep-detector`` leaves out of training: ``stud-table eval-vision --manifest`` then scores the whole photo
+    reader on real photos that are not the validation set. Returns the number of images."""
+    import csv
+
+    from vision.photo_corners import is_monitor, scenes
+
+    man = read_manifest(TRAIN_DIR / "manifest.csv")
+    scene_of = scenes(TRAIN_DIR / "sources.csv", man)
+    held_out = [image for image in sorted(man) if is_monitor(scene_of.get(image, image))]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out, "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["image", "label", "x1", "y1", "x2", "y2"])
+        for image in held_out:
+            for row in man[image]:
+                writer.writerow([str((TRAIN_DIR / image).resolve()), row.label, *(row.box or ("", "", "", ""))])
+    return len(held_out)
 
 
 def train_detector(args: argparse.Namespace) -> None:
@@ -110,7 +141,7 @@ def train_detector(args: argparse.Namespace) -> None:
         verbose=True,
     )
     w = project / args.name / "weights"
-    best = w / "best.pt" if (w / "best.pt").exists() else w / "last.pt"
+    best = w / "best.pt" if args.keep == "best" and (w / "best.pt").exists() else w / "last.pt"
     MODELS.mkdir(exist_ok=True)
     out = Path(args.out)
     export_slim(best, out)
@@ -132,6 +163,10 @@ def main(argv: list[str] | None = None) -> None:
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("prep-detector")
     p.add_argument("--synth", type=Path, nargs="*", default=[])
+    p.add_argument("--monitor-trained-on", action="store_true",
+                   help="monitor on photos also trained on (sessions 2-4) instead of held-out scenes")
+    p = sub.add_parser("monitor-manifest", help="write the held-out train scenes as a manifest for eval-vision")
+    p.add_argument("--out", type=Path, default=BUILD / "held_out_scenes.csv")
     p = sub.add_parser("detector")
     p.add_argument("--model", default="yolo11n.yaml")
     p.add_argument("--resume-from", default=None)
@@ -146,6 +181,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--close-mosaic", type=int, default=None, help="last epochs without mosaic (default epochs/8)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--name", default="det")
+    p.add_argument("--keep", choices=("best", "last"), default="best",
+                   help="the epoch to keep: the best on the monitor, or the last (when the monitor cannot judge)")
     p = sub.add_parser("identifier")
     p.add_argument("--epochs", type=int, default=30)
     p.add_argument("--seed", type=int, default=0)
@@ -158,7 +195,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--kde-decks", action="store_true", help="add the KDE decks of vision.render_data to the art")
     a = ap.parse_args(argv)
     if a.cmd == "prep-detector":
-        prep_detector(a.synth, BUILD / "det")
+        prep_detector(a.synth, BUILD / "det", hold_out_scenes=not a.monitor_trained_on)
+    elif a.cmd == "monitor-manifest":
+        print(f"{write_monitor_manifest(a.out)} held-out train photos -> {a.out}")
     elif a.cmd == "detector":
         train_detector(a)
     elif a.cmd == "identifier":
