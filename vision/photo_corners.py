@@ -68,6 +68,13 @@ def scenes(sources_csv: Path, manifest: dict) -> dict[str, str]:
     return scene_of
 
 
+def held_out_photos(root: Path, manifest: dict) -> set[str]:
+    """The photos of the held-out scenes (one scene in ``MONITOR_EVERY``): every reader's monitor, never trained
+    on (the index reader's photographed corners, the photo detector)."""
+    scene_of = scenes(root / "sources.csv", manifest)
+    return {image for image in manifest if is_monitor(scene_of.get(image, image))}
+
+
 def mirrored_photos(sources_csv: Path) -> set[str]:
     """Photos with more than one face judged mirrored for every two judged unmirrored. (The set's mirror check is
     wrong about one time in eight, and most multi-card photos have a face or two judged mirrored: skipping them all
@@ -96,7 +103,7 @@ def build(out: Path, jitters: int, seed: int, reader: IndexReader, root: Path = 
     rng = np.random.default_rng(seed)
     skip = mirrored_photos(root / "sources.csv")
     manifest = read_manifest(root / "manifest.csv")
-    scene_of = scenes(root / "sources.csv", manifest)
+    monitor_photos = held_out_photos(root, manifest)
     xs, ys, monitor, box_ids, photo_ids, photos = [], [], [], [], [], []
     counts = {"photos": 0, "cards": 0, "boxes": 0, "no_outline": 0, "skipped_mirrored": 0, "monitor_photos": 0}
     started = time.time()
@@ -109,7 +116,7 @@ def build(out: Path, jitters: int, seed: int, reader: IndexReader, root: Path = 
             continue
         image = np.asarray(Image.open(root / name).convert("RGB"))
         counts["photos"] += 1
-        held_out = is_monitor(scene_of.get(name, name))
+        held_out = name in monitor_photos
         counts["monitor_photos"] += held_out
         photos.append(name)
         for row in rows:

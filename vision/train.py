@@ -21,21 +21,14 @@ from pathlib import Path
 from vision.common import BUILD, DET_CLASSES, MODELS, TRAIN_DIR, det_class, read_manifest
 
 
-def held_out_photos(manifest: dict) -> set[str]:
-    """The train photos of the held-out scenes (``vision.photo_corners``: bursts of shots of the same cards, one
-    scene in eight): the detector's monitor, never trained on."""
-    from vision.photo_corners import is_monitor, scenes
-
-    scene_of = scenes(TRAIN_DIR / "sources.csv", manifest)
-    return {image for image in manifest if is_monitor(scene_of.get(image, image))}
-
-
 def prep_detector(synth: list[Path], out: Path, hold_out_scenes: bool = True) -> Path:
     """Write a YOLO detection dataset: the train photos (+ synthetic scenes) as train, and a monitor ("val") that
     ultralytics keeps its best epoch by. With ``hold_out_scenes`` the monitor is the train photos' held-out scenes
-    (``held_out_photos``), which are then not trained on; without it, one photo in thirteen, trained on too
-    (sessions 2-4)."""
+    (``vision.photo_corners.held_out_photos``), which are then not trained on; without it, one photo in
+    thirteen, trained on too (sessions 2-4)."""
     from PIL import Image
+
+    from vision.photo_corners import held_out_photos
 
     if out.exists():
         shutil.rmtree(out)
@@ -43,7 +36,7 @@ def prep_detector(synth: list[Path], out: Path, hold_out_scenes: bool = True) ->
         (out / sub).mkdir(parents=True, exist_ok=True)
     man = read_manifest(TRAIN_DIR / "manifest.csv")
     names = sorted(man)
-    held_out = held_out_photos(man)
+    held_out = held_out_photos(TRAIN_DIR, man)
     for i, img in enumerate(names):
         src = TRAIN_DIR / img
         w, h = Image.open(src).size
@@ -87,8 +80,10 @@ def write_monitor_manifest(out: Path) -> int:
     reader on real photos that are not the validation set. Returns the number of images."""
     import csv
 
+    from vision.photo_corners import held_out_photos
+
     man = read_manifest(TRAIN_DIR / "manifest.csv")
-    held_out = sorted(held_out_photos(man))
+    held_out = sorted(held_out_photos(TRAIN_DIR, man))
     out.parent.mkdir(parents=True, exist_ok=True)
     with open(out, "w", newline="") as f:
         writer = csv.writer(f)
