@@ -8,7 +8,15 @@ import numpy as np
 import pytest
 
 from controller.sim.render import DEFAULT_DECK, card_art
-from vision.card_corners import card_quad, corner_crops, index_probabilities
+from vision.card_corners import (
+    card_outline,
+    card_quad,
+    card_quads,
+    corner_crops,
+    index_inside,
+    index_probabilities,
+    index_reading,
+)
 from vision.common import ID_CLASSES
 from vision.index_reader import INDEX_CLASSES, IndexReader
 from vision.render_data import vision_label
@@ -62,3 +70,53 @@ def test_a_turned_squeezed_card_is_read_from_its_corners(card: str, angle: float
 
 def test_the_index_classes_are_the_identifiers_without_the_joker() -> None:
     assert ID_CLASSES[:len(INDEX_CLASSES)] == INDEX_CLASSES and ID_CLASSES[len(INDEX_CLASSES):] == ["JOKER"]
+
+
+@pytest.mark.parametrize(("card", "angle", "keep"), [("7c", 8.0, 0.55), ("Qh", -6.0, 0.55), ("4s", 0.0, 0.45),
+                                                      ("9h", -10.0, 0.7)])
+def test_a_card_cut_by_the_photos_edge_is_completed_and_read_from_its_visible_corner(
+        card: str, angle: float, keep: float) -> None:
+    photo, corners = _photo(card, angle, 1.0, seed=3)
+    # the photo ends across the card: only its left part (``keep`` of its width), with one index corner, is seen
+    right_edge = int(corners[:, 0].min() + keep * np.ptp(corners[:, 0]))
+    cut = np.ascontiguousarray(photo[:, :right_edge])
+    seen = np.zeros(photo.shape[:2], np.uint8)
+    cv2.fillConvexPoly(seen, corners.astype(np.int32), 1)
+    ys, xs = np.nonzero(seen[:, :right_edge])
+    quads = card_quads(cut, (xs.min() - 3, ys.min() - 3, right_edge, ys.max() + 3))  # the detector's box
+    assert len(quads) > 1, "the cut card was not completed beyond the edge"
+    closest = min(np.linalg.norm(q[:, None] - corners[None], axis=2).min(1).max() for q in quads[1:])
+    assert closest < 8, f"no completed outline within 8 px of the card's corners ({closest:.1f})"
+    reader = IndexReader()
+    readings = [index_reading(reader.probabilities(corner_crops(cut, q)), index_inside(q, cut.shape)) for q in quads]
+    best, _sureness = max(readings, key=lambda reading: reading[1])
+    assert INDEX_CLASSES[int(best.argmax())] == vision_label(card)
+
+
+def test_a_card_inside_the_photo_is_only_read_by_its_rectangle() -> None:
+    photo, corners = _photo("9d", 30.0, 1.0, seed=4)
+    quads = card_quads(photo, (*corners.min(0) - 4, *corners.max(0) + 4))
+    assert len(quads) == 1 and index_inside(quads[0], photo.shape).all()
+
+
+def test_the_same_box_gives_the_same_outline_every_time() -> None:
+    # GrabCut starts its colour models from OpenCV's global random generator
+    photo, corners = _photo("7c", 8.0, 1.0, seed=3)
+    box = (*corners.min(0) - 4, *corners.max(0) + 4)
+    outlines = [card_outline(photo, box) for _ in range(4)]
+    assert all(o is not None and np.array_equal(o, outlines[0]) for o in outlines)
+
+
+def test_a_corner_outside_the_photo_does_not_count() -> None:
+    classes = len(INDEX_CLASSES)
+    readings = np.full((4, classes), 0.1 / (classes - 1))
+    readings[0, INDEX_CLASSES.index("7C")] = readings[2, INDEX_CLASSES.index("BACK")] = 0.9
+    readings[1, INDEX_CLASSES.index("QH")] = readings[3, INDEX_CLASSES.index("QH")] = 0.95
+    readings /= readings.sum(1, keepdims=True)
+    both, _ = index_reading(readings)
+    assert INDEX_CLASSES[int(both.argmax())] == "QH"
+    # corners 1 and 3 lie beyond the photo's edge: only corner 0 is read
+    inside_only, sureness = index_reading(readings, np.array([True, False, False, False]))
+    assert INDEX_CLASSES[int(inside_only.argmax())] == "7C" and sureness == pytest.approx(0.9, abs=0.01)
+    _, none = index_reading(readings, np.zeros(4, bool))
+    assert none == 0.0

@@ -178,20 +178,25 @@ class CardReader:
 
     def _with_corners(self, img: np.ndarray, boxes: list, probabilities: np.ndarray) -> np.ndarray:
         """The identifier's probabilities times the corner index reader's, for the boxes whose card outline is
-        found; JOKER, which the index reader does not know, gets its even share."""
-        from vision.card_corners import card_quad, corner_crops, index_probabilities
+        found (completed beyond the photo's edge where it is cut: the surest reading of the outlines tried is kept);
+        JOKER, which the index reader does not know, gets its even share."""
+        from vision.card_corners import card_quads, corner_crops, index_inside, index_reading
 
         assert self.index_reader is not None
-        found = [(k, quad) for k, box in enumerate(boxes) if (quad := card_quad(img, box)) is not None]
-        if not found:
+        outlines = [(k, quad) for k, box in enumerate(boxes) for quad in card_quads(img, box)]
+        if not outlines:
             return probabilities
-        readings = self.index_reader.probabilities(np.concatenate([corner_crops(img, quad) for _, quad in found]))
+        readings = self.index_reader.probabilities(np.concatenate([corner_crops(img, quad) for _, quad in outlines]))
+        surest: dict[int, tuple[np.ndarray, float]] = {}
+        for n, (k, quad) in enumerate(outlines):
+            corner, sureness = index_reading(readings[4 * n:4 * n + 4], index_inside(quad, img.shape))
+            if k not in surest or sureness > surest[k][1]:
+                surest[k] = (corner, sureness)
         combined = probabilities.copy()
         known = len(INDEX_CLASSES)  # INDEX_CLASSES is ID_CLASSES without JOKER, in the same order
         if list(self.classes) != ID_CLASSES:
             raise ValueError(f"the identifier's classes are not ID_CLASSES: {self.classes}")
-        for n, (k, _quad) in enumerate(found):
-            corner = index_probabilities(readings[4 * n:4 * n + 4])
+        for k, (corner, _sureness) in surest.items():
             combined[k, :known] *= corner
             combined[k, known:] *= 1.0 / known
             combined[k] /= combined[k].sum()
