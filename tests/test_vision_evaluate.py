@@ -77,3 +77,39 @@ def test_image_level_rows_compare_multisets(tmp_path):
     reader = FakeReader({"a.jpg": [_Det("AS", (0, 0, 1, 1)), _Det("BACK", (5, 5, 9, 9), "card_back")]})
     r = evaluate_manifest(m, reader=reader)
     assert r["card_accuracy"] == 0.5 and r["back_recall"] == 1.0
+
+
+def test_errata_relabel_the_rows_they_name(tmp_path):
+    m = _manifest(tmp_path, ["images/a.jpg,3D,0,0,100,150", "images/a.jpg,3D,200,0,300,150", "images/b.jpg,7S,,,,"])
+    errata = tmp_path / "errata.csv"
+    errata.write_text("image,label,x1,y1,x2,y2,corrected,seen\n"
+                      "images/a.jpg,3D,200,0,300,150,KD,K index\n"
+                      "images/b.jpg,7S,,,,,8S,eight pips\n")
+    reader = FakeReader({"a.jpg": [_Det("3D", (0, 0, 100, 150)), _Det("KD", (200, 0, 300, 150))],
+                         "b.jpg": [_Det("8S", (0, 0, 100, 150))]})
+    assert evaluate_manifest(m, reader=reader)["card_accuracy"] == pytest.approx(1 / 3, abs=1e-3)
+    corrected = evaluate_manifest(m, reader=reader, errata=errata)
+    # only the second 3D (the box named) became KD; the image-level 7S became 8S
+    assert corrected["card_accuracy"] == 1.0 and corrected["corrected_labels"] == 2
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    ("images/a.jpg,3D,200,0,300,151,KD,x", "line 2: no row 3D at (200.0, 0.0, 300.0, 151.0)"),
+    ("images/a.jpg,3D,0,0,100,150,KX,x", "line 2: corrected label 'KX' is not a card"),
+])
+def test_an_errata_row_that_fits_nothing_says_which_line_and_why(tmp_path, line, message, capsys):
+    from vision.evaluate import main
+
+    m = _manifest(tmp_path, ["images/a.jpg,3D,0,0,100,150"])
+    errata = tmp_path / "errata.csv"
+    errata.write_text("image,label,x1,y1,x2,y2,corrected,seen\n" + line + "\n")
+    assert main(["--manifest", str(m), "--errata", str(errata)]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_the_committed_errata_fit_the_validation_manifest():
+    from vision.common import VAL_DIR, read_manifest
+    from vision.evaluate import apply_errata
+
+    manifest = read_manifest(VAL_DIR / "manifest.csv")
+    assert apply_errata(manifest, Path(__file__).parents[1] / "models" / "val_label_errata.csv") == 5

@@ -6,6 +6,10 @@
 Boxed rows: predictions are matched one-to-one to labelled boxes, greedily by IoU (>= 0.5). Image-level rows (empty
 box) compare multisets of labels. ``JOKER`` rows are not scored but absorb a matching prediction (not a false card).
 A suit ``?`` (e.g. ``K?``) is scored on rank only.
+
+``--errata FILE`` scores against corrected labels: each row of FILE (image,label,x1,y1,x2,y2,corrected,seen) names
+one manifest row, by its image, label and box, and the label it should have (``models/val_label_errata.csv`` lists
+the validation set's, each with what the photo shows). A row that names nothing in the manifest is an error.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
-from vision.common import CARDS, read_manifest, split_card
+from vision.common import CARDS, Row, read_manifest, split_card
 
 
 def box_iou(a, b) -> float:
@@ -47,6 +51,36 @@ def _exclusions(exclude) -> set[str]:
     return {str(e) for e in exclude}
 
 
+class ErrataError(ValueError):
+    """An errata file that does not fit its manifest."""
+
+
+def apply_errata(manifest: dict[str, list[Row]], errata_path) -> int:
+    """Relabel, in place, the manifest rows that ``errata_path`` corrects; returns how many. Raises ErrataError
+    (which line, why) for a row that names no manifest row, or a correction to an unknown label."""
+    with open(errata_path, newline="") as f:
+        records = list(csv.DictReader(f))
+    for line, rec in enumerate(records, start=2):
+        where = f"{errata_path}, line {line}"
+        image, label, corrected = (rec.get(k, "").strip() for k in ("image", "label", "corrected"))
+        if corrected not in CARDS and corrected not in ("BACK", "JOKER"):
+            raise ErrataError(f"{where}: corrected label {corrected!r} is not a card, BACK or JOKER")
+        coords = [rec.get(k, "").strip() for k in ("x1", "y1", "x2", "y2")]
+        box = tuple(float(c) for c in coords) if all(coords) else None
+        rows = manifest.get(image, [])
+        for i, row in enumerate(rows):
+            if box is None or row.box is None:
+                same_box = box is row.box
+            else:
+                same_box = max(abs(a - b) for a, b in zip(box, row.box, strict=True)) < 0.5
+            if row.label == label and same_box:
+                rows[i] = Row(row.image, corrected, row.box)
+                break
+        else:
+            raise ErrataError(f"{where}: no row {label} at {box} for image {image!r} in the manifest")
+    return len(records)
+
+
 def evaluate_manifest(
     manifest_path,
     exclude=None,
@@ -55,10 +89,12 @@ def evaluate_manifest(
     iou: float = 0.5,
     limit: int | None = None,
     details: bool = False,
+    errata=None,
 ) -> dict:
     """Run the reader on every image of the manifest and score it.
 
     ``exclude``: a CSV (``val_overlap.csv``: its ``val_image`` column; else an ``image`` column) or image names.
+    ``errata``: a CSV of label corrections (``apply_errata``).
     Returns card_accuracy, rank_accuracy, suit_accuracy, back_recall, chip_recall, face_detection_recall,
     false_cards_per_image, images, and the counts behind them.
     """
@@ -69,6 +105,7 @@ def evaluate_manifest(
     manifest_path = Path(manifest_path)
     root = Path(images_root) if images_root else manifest_path.parent
     man = read_manifest(manifest_path)
+    corrected = apply_errata(man, errata) if errata else 0
     skip = _exclusions(exclude)
     names = [n for n in sorted(man) if n not in skip and Path(n).name not in skip]
     if limit:
@@ -165,6 +202,7 @@ def evaluate_manifest(
         "chips": c["chips"],
         "false_cards": c["false_cards"],
         "excluded_images": len(man) - len(names) if not limit else None,
+        "corrected_labels": corrected,
         "seconds_per_image": round((time.time() - t0) / max(1, c["images"]), 3),
     }
     if details:
@@ -195,18 +233,27 @@ def main(argv: Iterable[str] | None = None) -> int:
     ap.add_argument("--details", action="store_true", help="include every misread card")
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--both", action="store_true", help="report all images and without --exclude (one pass)")
+    ap.add_argument("--errata", default=None, help="CSV of label corrections (image,label,x1,y1,x2,y2,corrected,seen)")
     a = ap.parse_args(list(argv) if argv is not None else None)
+    if a.errata:
+        try:  # a wrong errata file is said before any image is read
+            apply_errata(read_manifest(a.manifest), a.errata)
+        except (ErrataError, OSError) as e:
+            print(f"eval-vision: {e}", file=sys.stderr)
+            return 2
     if a.both:
         from vision.identify import CardReader
 
         reader = _MemoReader(CardReader())
         res = {
-            "all": evaluate_manifest(a.manifest, None, reader=reader, limit=a.limit, details=a.details),
-            "excluding": evaluate_manifest(a.manifest, a.exclude, reader=reader, limit=a.limit, details=a.details),
+            "all": evaluate_manifest(a.manifest, None, reader=reader, limit=a.limit, details=a.details,
+                                     errata=a.errata),
+            "excluding": evaluate_manifest(a.manifest, a.exclude, reader=reader, limit=a.limit, details=a.details,
+                                           errata=a.errata),
         }
         print(json.dumps(res, indent=2))
         return 0
-    res = evaluate_manifest(a.manifest, a.exclude, limit=a.limit, details=a.details)
+    res = evaluate_manifest(a.manifest, a.exclude, limit=a.limit, details=a.details, errata=a.errata)
     if a.json:
         print(json.dumps(res, indent=2))
     else:

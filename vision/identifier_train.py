@@ -37,8 +37,30 @@ def _real_crops(margin: float = 1.25) -> tuple[np.ndarray, np.ndarray, list[str]
     return np.stack(xs), np.array(ys), srcs
 
 
-def _augment(rng: np.random.Generator, crop: np.ndarray, strong: bool) -> np.ndarray:
-    """Random rotation (any angle), scale jitter, shift, perspective, colour, blur, noise. Input STORE^2 -> CROP^2."""
+#: share of training crops whose card is cut by the photo's edge (``cut_by_the_edge``)
+EDGE_CUT_SHARE = 0.15
+
+
+def cut_by_the_edge(rng: np.random.Generator, crop: np.ndarray) -> np.ndarray:
+    """The crop ``square_crop`` makes of a card cut by the photo's edge: the card (which fills the middle 1/1.25 of
+    ``crop``) ends at a line across it, 35-75 % of it kept; the crop is centred on the part seen, and beyond the line
+    the photo's last column is repeated (``square_crop``'s border)."""
+    side = crop.shape[1]
+    turns = int(rng.integers(4))  # which edge of the photo cuts the card
+    out = np.rot90(crop, turns).copy()
+    card = side / 1.25
+    start = (side - card) / 2
+    cut = int(start + rng.uniform(0.35, 0.75) * card)
+    shift = int(round(side / 2 - (start + cut) / 2))
+    out = np.roll(out, shift, axis=1)
+    out[:, :shift] = out[:, shift:shift + 1]  # (the roll brought the far side's pixels round to the left)
+    out[:, cut + shift:] = out[:, cut + shift - 1:cut + shift]
+    return np.rot90(out, -turns).copy()
+
+
+def _augment(rng: np.random.Generator, crop: np.ndarray, strong: bool, edge_cut: float = 0.0) -> np.ndarray:
+    """Random rotation (any angle), scale jitter, shift, perspective, colour, blur, noise, and for ``edge_cut`` of
+    the crops a cut by the photo's edge. Input STORE^2 -> CROP^2."""
     import cv2
 
     s = STORE
@@ -55,6 +77,8 @@ def _augment(rng: np.random.Generator, crop: np.ndarray, strong: bool) -> np.nda
         out = cv2.warpPerspective(
             out, cv2.getPerspectiveTransform(src, dst), (CROP, CROP), borderMode=cv2.BORDER_REFLECT
         )
+    if rng.random() < edge_cut:
+        out = cut_by_the_edge(rng, out)
     f = out.astype(np.float32)
     f = f * rng.uniform(0.6, 1.35) * rng.uniform(0.85, 1.15, 3) + rng.uniform(-25, 25)
     if rng.random() < 0.3:  # desaturate
@@ -152,6 +176,8 @@ def train_identifier(args: argparse.Namespace) -> None:
     )
     vrng = np.random.default_rng(7)
     vxa = np.stack([_augment(vrng, c, False) for c in vx]) if len(vx) else np.zeros((0, CROP, CROP, 3), np.uint8)
+    # the same monitor crops as cards cut by the photo's edge: what the edge-cut training crops are for
+    vxc = np.stack([_augment(vrng, c, False, edge_cut=1.0) for c in vx]) if len(vx) else vxa
 
     model = IdentifierNet()
     if getattr(args, "init", None):  # fine-tune from a saved identifier (a second, shorter cosine cycle)
@@ -172,6 +198,7 @@ def train_identifier(args: argparse.Namespace) -> None:
     t_start = time.time()
     budget = args.minutes * 60
     max_lr, warm = getattr(args, "max_lr", 3e-3), 0.05
+    edge_cut = EDGE_CUT_SHARE if getattr(args, "edge_cut", None) is None else args.edge_cut
     for ep in range(args.epochs):
         model.train()
         tl, tc, tn = 0.0, 0, 0
@@ -181,7 +208,7 @@ def train_identifier(args: argparse.Namespace) -> None:
             for g in opt.param_groups:
                 g["lr"] = lr
             idx = rng.choice(len(tx), 64, p=wts)
-            xb = np.stack([_augment(rng, tx[i], True) for i in idx])
+            xb = np.stack([_augment(rng, tx[i], True, edge_cut) for i in idx])
             xb_t = torch.from_numpy(xb).permute(0, 3, 1, 2).float().div(255)
             yb = torch.from_numpy(ty[idx]).long()
             tk = torch.from_numpy(tk_all[idx]).long()
@@ -198,15 +225,15 @@ def train_identifier(args: argparse.Namespace) -> None:
             tl += float(loss.detach()) * len(idx)
             tc += int((out.argmax(1) == yb).sum())
             tn += len(idx)
-        acc = _accuracy(model, vxa, vy)
+        acc, acc_cut = _accuracy(model, vxa, vy), _accuracy(model, vxc, vy)
         print(
             f"epoch {ep + 1}/{args.epochs} lr {lr:.5f} loss {tl / tn:.3f} train-acc {tc / tn:.3f} "
-            f"monitor-acc {acc:.3f} ({time.time() - t0:.0f}s)",
+            f"monitor-acc {acc:.3f} cut-by-the-edge {acc_cut:.3f} ({time.time() - t0:.0f}s)",
             flush=True,
         )
         if acc >= best:
             best = acc
-            save_identifier(model, dst, {"epoch": ep + 1, "monitor_acc": acc})
+            save_identifier(model, dst, {"epoch": ep + 1, "monitor_acc": acc, "monitor_cut_acc": acc_cut})
         if time.time() - t_start > budget:
             print("time budget reached; stopping", flush=True)
             break

@@ -192,6 +192,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--max-lr", type=float, default=3e-3)
     p.add_argument("--out", default=None, help="where to write the weights (default models/card_identifier.pt)")
     p.add_argument("--kde-decks", action="store_true", help="add the KDE decks of vision.render_data to the art")
+    p.add_argument("--edge-cut", type=float, default=None,
+                   help="share of crops cut by the photo's edge (default identifier_train.EDGE_CUT_SHARE)")
     a = ap.parse_args(argv)
     if a.cmd == "prep-detector":
         prep_detector(a.synth, BUILD / "det", hold_out_scenes=not a.monitor_trained_on)
