@@ -1,5 +1,6 @@
 """The detector's training data: synthetic foil cards and cards cut by the image's edge, and a monitor made of
-held-out scenes of the train photos (not photos the detector also trains on)."""
+held-out scenes of the train photos (not photos the detector also trains on); the identifier's crops of cards cut by
+the photo's edge."""
 
 from __future__ import annotations
 
@@ -99,3 +100,35 @@ def test_the_held_out_scenes_manifest_lists_the_detector_monitor(tmp_path: Path)
     train = read_manifest(TRAIN_DIR / "manifest.csv")
     original = train["images/" + Path(some_image).name]
     assert [(r.label, r.box) for r in listed[some_image]] == [(r.label, r.box) for r in original]
+
+
+def test_identifier_crops_of_a_card_cut_by_the_photos_edge_look_like_square_crop_at_the_edge() -> None:
+    from vision.identifier_train import cut_by_the_edge
+
+    side = 96
+    crop = np.full((side, side, 3), 90, np.uint8)  # background
+    start = int((side - side / 1.25) / 2)
+    crop[start:side - start, start:side - start] = 250  # the card fills the middle 1/1.25
+    crop[start:side - start, start:side - start, 1] = np.arange(side - 2 * start, dtype=np.uint8)[None, :]  # no two
+    crop[start:side - start, start:side - start, 2] = np.arange(side - 2 * start, dtype=np.uint8)[:, None]  # alike
+
+    def repeated_from(image: np.ndarray) -> int:
+        """The first column from which every column repeats the one there (the photo's edge, as BORDER_REPLICATE)."""
+        column = side - 1
+        while column > 0 and np.array_equal(image[:, column - 1], image[:, -1]):
+            column -= 1
+        return column
+
+    edges = set()
+    for seed in range(12):
+        cut = cut_by_the_edge(np.random.default_rng(seed), crop)
+        # turned so that the photo's edge is on the right: the side repeated the most
+        turns = min(range(4), key=lambda k: repeated_from(np.rot90(cut, k)))
+        turned = np.rot90(cut, turns)
+        edge = repeated_from(turned)
+        card = np.nonzero((turned[..., 0] == 250).any(0))[0]
+        kept = (edge - card[0]) / (side - 2 * start)
+        assert 0.3 < kept < 0.8, kept  # part of the card is seen, one side of it cut away
+        assert abs((card[0] + edge) / 2 - side / 2) < 3  # and centred, as square_crop centres on the box
+        edges.add(turns)
+    assert len(edges) >= 3  # the photo's edge falls on any side
