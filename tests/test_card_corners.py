@@ -13,6 +13,7 @@ from vision.card_corners import (
     card_quad,
     card_quads,
     corner_crops,
+    cut_card_quads,
     index_inside,
     index_probabilities,
     index_reading,
@@ -72,8 +73,8 @@ def test_the_index_classes_are_the_identifiers_without_the_joker() -> None:
     assert ID_CLASSES[:len(INDEX_CLASSES)] == INDEX_CLASSES and ID_CLASSES[len(INDEX_CLASSES):] == ["JOKER"]
 
 
-@pytest.mark.parametrize(("card", "angle", "keep"), [("7c", 8.0, 0.55), ("Qh", -6.0, 0.55), ("4s", 0.0, 0.45),
-                                                      ("9h", -10.0, 0.7)])
+@pytest.mark.parametrize(("card", "angle", "keep"), [("7c", 8.0, 0.7), ("Qh", -6.0, 0.55), ("4s", 0.0, 0.45),
+                                                      ("9h", -10.0, 0.55), ("Kd", 30.0, 0.55)])
 def test_a_card_cut_by_the_photos_edge_is_completed_and_read_from_its_visible_corner(
         card: str, angle: float, keep: float) -> None:
     photo, corners = _photo(card, angle, 1.0, seed=3)
@@ -91,6 +92,36 @@ def test_a_card_cut_by_the_photos_edge_is_completed_and_read_from_its_visible_co
     readings = [index_reading(reader.probabilities(corner_crops(cut, q)), index_inside(q, cut.shape)) for q in quads]
     best, _sureness = max(readings, key=lambda reading: reading[1])
     assert INDEX_CLASSES[int(best.argmax())] == vision_label(card)
+
+
+def _card_cut_at(angle: float, right_edge: int) -> tuple[np.ndarray, np.ndarray, tuple[int, int]]:
+    """(the outline seen, the card's true corners, the photo's shape) of a 189 x 264 px card turned by ``angle``
+    degrees at (200, 200), in a photo that ends at x = ``right_edge``: exact geometry, no GrabCut."""
+    half = np.array([[-94.5, -132], [94.5, -132], [94.5, 132], [-94.5, 132]])
+    turn = np.radians(angle)
+    corners = half @ np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]]).T + 200
+    seen = np.zeros((400, 400), np.uint8)
+    cv2.fillConvexPoly(seen, np.round(corners).astype(np.int32), 1)
+    contours, _ = cv2.findContours(np.ascontiguousarray(seen[:, :right_edge]), cv2.RETR_EXTERNAL,
+                                   cv2.CHAIN_APPROX_SIMPLE)
+    return cv2.convexHull(max(contours, key=cv2.contourArea))[:, 0].astype(np.float32), corners, (400, right_edge)
+
+
+@pytest.mark.parametrize("angle", [0.0, 8.0, 20.0, 30.0, 45.0, 60.0, 90.0])
+@pytest.mark.parametrize("right_edge", [230, 260, 290])
+def test_a_completed_card_is_the_true_card_or_none_is_proposed(angle: float, right_edge: int) -> None:
+    # an edge that cuts off a corner (two neighbouring sides) leaves no whole side: nothing is completed then
+    outline, corners, shape = _card_cut_at(angle, right_edge)
+    completed = cut_card_quads(outline, shape)
+    if completed:
+        assert min(np.linalg.norm(q[:, None] - corners[None], axis=2).min(1).max() for q in completed) < 3
+
+
+def test_a_card_cut_across_is_completed() -> None:
+    outline, corners, shape = _card_cut_at(8.0, 230)
+    completed = cut_card_quads(outline, shape)
+    assert len(completed) == 2  # a card's proportions either way round: the reader chooses
+    assert min(np.linalg.norm(q[:, None] - corners[None], axis=2).min(1).max() for q in completed) < 3
 
 
 def test_a_card_inside_the_photo_is_only_read_by_its_rectangle() -> None:

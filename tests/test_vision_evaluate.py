@@ -96,6 +96,9 @@ def test_errata_relabel_the_rows_they_name(tmp_path):
 @pytest.mark.parametrize(("line", "message"), [
     ("images/a.jpg,3D,200,0,300,151,KD,x", "line 2: no row 3D at (200.0, 0.0, 300.0, 151.0)"),
     ("images/a.jpg,3D,0,0,100,150,KX,x", "line 2: corrected label 'KX' is not a card"),
+    ("images/a.jpg,3D,0,0,100,,KD,x", "line 2: give all four of x1,y1,x2,y2"),
+    ("images/a.jpg,3D,0,0,100,1S0,KD,x", "line 2: the box 0,0,100,1S0 is not four numbers"),
+    ("images/a.jpg,3D,0,0", "line 2: corrected label '' is not a card"),
 ])
 def test_an_errata_row_that_fits_nothing_says_which_line_and_why(tmp_path, line, message, capsys):
     from vision.evaluate import main

@@ -49,7 +49,9 @@ def card_outline(image_rgb: np.ndarray, box) -> np.ndarray | None:
     small = cv2.resize(crop, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else crop
     rect = (int((x1 - left) * scale), int((y1 - top) * scale), max(2, int(bw * scale)), max(2, int(bh * scale)))
     mask = np.zeros(small.shape[:2], np.uint8)
-    cv2.setRNGSeed(0)  # GrabCut's k-means starts from OpenCV's global generator: the same photo, the same outline
+    # GrabCut's k-means starts from OpenCV's global generator (reset here for every box): the same photo, the same
+    # outline
+    cv2.setRNGSeed(0)
     try:
         cv2.grabCut(np.ascontiguousarray(small[..., ::-1]), mask, rect, np.zeros((1, 65)), np.zeros((1, 65)), 3,
                     cv2.GC_INIT_WITH_RECT)
@@ -91,15 +93,17 @@ def card_quads(image_rgb: np.ndarray, box) -> list[np.ndarray]:
 def cut_card_quads(outline: np.ndarray, shape: tuple[int, ...]) -> list[np.ndarray]:
     """For the ``outline`` of a card cut by the photo's edge, the card completed beyond the edge: lined up with its
     sides inside the photo, as long across the edge as a card whose other side is the one seen whole — either way
-    round, as the photo may be stretched (the reader is left to choose). Empty for a card not cut."""
+    round, as the photo may be stretched (the reader is left to choose). Empty for a card not cut, one that only
+    touches the edge, or one whose corner the edge cuts off."""
     h, w = shape[:2]
     tolerance = max(3.0, 0.02 * float(np.ptp(outline, axis=0).max()))
     x, y = outline[:, 0], outline[:, 1]
     on_edge = (x <= tolerance) | (y <= tolerance) | (x >= w - 1 - tolerance) | (y >= h - 1 - tolerance)
-    if not on_edge.any() or on_edge.sum() > len(outline) - 3:
+    if not on_edge.any() or on_edge.sum() > len(outline) - 2:
         return []
     # the card's own sides are the outline inside the photo: its smallest rectangle is lined up with them
-    side = cv2.boxPoints(cv2.minAreaRect(outline[~on_edge]))
+    inside = outline[~on_edge] if (~on_edge).sum() >= 3 else outline
+    side = cv2.boxPoints(cv2.minAreaRect(inside))
     along = (side[1] - side[0]) / max(float(np.linalg.norm(side[1] - side[0])), 1e-6)
     axes = np.stack([along, [-along[1], along[0]]])
     projected = outline @ axes.T  # each outline point in the card's own axes
@@ -110,6 +114,13 @@ def cut_card_quads(outline: np.ndarray, shape: tuple[int, ...]) -> list[np.ndarr
                              key=lambda ae: abs(edge_mean[ae[0]] - (high if ae[1] else low)[ae[0]]))
     whole, seen = float(high[1 - cut_axis] - low[1 - cut_axis]), float(high[cut_axis] - low[cut_axis])
     ratio = CARD_MM[1] / CARD_MM[0]
+    # completed only when the photo's edge runs across the card from one side to the other: an edge that cuts off a
+    # corner leaves no side whole to measure the card by
+    if float(np.ptp(projected[on_edge, 1 - cut_axis])) < 0.8 * whole:
+        return []
+    # and when what is seen is not already a card's shape (a card that only touches the edge)
+    if any(abs(seen / whole - shape) < 0.05 * shape for shape in (ratio, 1 / ratio)):
+        return []
     quads = []
     for length in (whole * ratio, whole / ratio):
         if length > 1.05 * seen:

@@ -56,17 +56,23 @@ class ErrataError(ValueError):
 
 
 def apply_errata(manifest: dict[str, list[Row]], errata_path) -> int:
-    """Relabel, in place, the manifest rows that ``errata_path`` corrects; returns how many. Raises ErrataError
-    (which line, why) for a row that names no manifest row, or a correction to an unknown label."""
+    """Relabel, in place, the manifest rows that ``errata_path`` corrects (excluded images' rows too); returns how
+    many. Raises ErrataError (which line, why) for a row that names no manifest row, a box that is not four numbers
+    or none, or a correction to an unknown label."""
     with open(errata_path, newline="") as f:
         records = list(csv.DictReader(f))
     for line, rec in enumerate(records, start=2):
         where = f"{errata_path}, line {line}"
-        image, label, corrected = (rec.get(k, "").strip() for k in ("image", "label", "corrected"))
+        image, label, corrected = ((rec.get(k) or "").strip() for k in ("image", "label", "corrected"))
         if corrected not in CARDS and corrected not in ("BACK", "JOKER"):
             raise ErrataError(f"{where}: corrected label {corrected!r} is not a card, BACK or JOKER")
-        coords = [rec.get(k, "").strip() for k in ("x1", "y1", "x2", "y2")]
-        box = tuple(float(c) for c in coords) if all(coords) else None
+        coords = [(rec.get(k) or "").strip() for k in ("x1", "y1", "x2", "y2")]
+        if any(coords) and not all(coords):
+            raise ErrataError(f"{where}: give all four of x1,y1,x2,y2 (a boxed row) or none (an image-level row)")
+        try:
+            box = tuple(float(c) for c in coords) if all(coords) else None
+        except ValueError:
+            raise ErrataError(f"{where}: the box {','.join(coords)} is not four numbers") from None
         rows = manifest.get(image, [])
         for i, row in enumerate(rows):
             if box is None or row.box is None:

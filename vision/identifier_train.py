@@ -42,9 +42,11 @@ EDGE_CUT_SHARE = 0.15
 
 
 def cut_by_the_edge(rng: np.random.Generator, crop: np.ndarray) -> np.ndarray:
-    """The crop ``square_crop`` makes of a card cut by the photo's edge: the card (which fills the middle 1/1.25 of
-    ``crop``) ends at a line across it, 35-75 % of it kept; the crop is centred on the part seen, and beyond the line
-    the photo's last column is repeated (``square_crop``'s border)."""
+    """The crop ``square_crop`` makes of a card cut by the photo's edge: the card ends at a line across it, the
+    crop is centred on the part seen, and beyond the line the photo's last column is repeated (``square_crop``'s
+    border). The line is placed as if the card filled the middle 1/1.25 of ``crop``, 35-75 % of it kept; after
+    ``_augment``'s turn, scale and shift that is only roughly so. The columns the centring brings in on the other
+    side repeat the crop's first column (a real crop shows more of the photo there)."""
     side = crop.shape[1]
     turns = int(rng.integers(4))  # which edge of the photo cuts the card
     out = np.rot90(crop, turns).copy()

@@ -183,12 +183,12 @@ class CardReader:
         from vision.card_corners import card_quads, corner_crops, index_inside, index_reading
 
         assert self.index_reader is not None
-        outlines = [(k, quad) for k, box in enumerate(boxes) for quad in card_quads(img, box)]
-        if not outlines:
+        quads = [(k, quad) for k, box in enumerate(boxes) for quad in card_quads(img, box)]
+        if not quads:
             return probabilities
-        readings = self.index_reader.probabilities(np.concatenate([corner_crops(img, quad) for _, quad in outlines]))
+        readings = self.index_reader.probabilities(np.concatenate([corner_crops(img, quad) for _, quad in quads]))
         surest: dict[int, tuple[np.ndarray, float]] = {}
-        for n, (k, quad) in enumerate(outlines):
+        for n, (k, quad) in enumerate(quads):
             corner, sureness = index_reading(readings[4 * n:4 * n + 4], index_inside(quad, img.shape))
             if k not in surest or sureness > surest[k][1]:
                 surest[k] = (corner, sureness)
