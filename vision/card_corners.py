@@ -64,7 +64,7 @@ def card_outline(image_rgb: np.ndarray, box) -> np.ndarray | None:
     outline = max(contours, key=cv2.contourArea)
     if cv2.contourArea(outline) < 0.3 * rect[2] * rect[3]:
         return None
-    return (cv2.convexHull(outline)[:, 0].astype(np.float32) / scale + [left, top]).astype(np.float32)
+    return (cv2.convexHull(outline)[:, 0] / scale + [left, top]).astype(np.float32)
 
 
 def _clockwise(quad: np.ndarray) -> np.ndarray:
@@ -119,7 +119,7 @@ def cut_card_quads(outline: np.ndarray, shape: tuple[int, ...]) -> list[np.ndarr
     if float(np.ptp(projected[on_edge, 1 - cut_axis])) < 0.8 * whole:
         return []
     # and when what is seen is not already a card's shape (a card that only touches the edge)
-    if any(abs(seen / whole - shape) < 0.05 * shape for shape in (ratio, 1 / ratio)):
+    if any(abs(seen / whole - proportion) < 0.05 * proportion for proportion in (ratio, 1 / ratio)):
         return []
     quads = []
     for length in (whole * ratio, whole / ratio):
