@@ -19,7 +19,7 @@ from vision.card_corners import (
     index_reading,
 )
 from vision.common import ID_CLASSES
-from vision.index_reader import INDEX_CLASSES, IndexReader
+from vision.index_reader import INDEX_CLASSES, NOT_INDEX, IndexReader
 from vision.render_data import vision_label
 
 
@@ -151,3 +151,47 @@ def test_a_corner_outside_the_photo_does_not_count() -> None:
     assert INDEX_CLASSES[int(inside_only.argmax())] == "7C" and sureness == pytest.approx(0.9, abs=0.01)
     _, none = index_reading(readings, np.zeros(4, bool))
     assert none == 0.0
+
+
+def test_the_index_readers_photographed_corners_of_a_cut_card_come_from_its_completed_outline() -> None:
+    from vision.photo_corners import labelled_corners
+
+    photo, corners = _photo("Qh", -6.0, 1.0, seed=3)
+    right_edge = int(corners[:, 0].min() + 0.55 * np.ptp(corners[:, 0]))
+    cut = np.ascontiguousarray(photo[:, :right_edge])
+    ys = np.nonzero(cut.max(2) > 150)[0]
+    box = (corners[:, 0].min() - 3, ys.min() - 3, right_edge, ys.max() + 3)
+    quads = card_quads(cut, box)
+    label = INDEX_CLASSES.index(vision_label("Qh"))
+    reader = IndexReader()
+    crops, labels, completed = labelled_corners(cut, quads, label, reader)
+    assert completed
+    # one index corner is in the photo (the top left one): it alone is labelled; the bottom right one is beyond
+    # the edge, and the other pair holds no index
+    assert sorted(labels) == sorted([label, NOT_INDEX, NOT_INDEX, NOT_INDEX]), labels
+    assert INDEX_CLASSES[int(reader.probabilities(crops[[labels.index(label)]])[0].argmax())] == vision_label("Qh")
+    # the same card, whole: both index corners labelled, from its rectangle
+    whole = card_quads(photo, (*corners.min(0) - 4, *corners.max(0) + 4))
+    _crops, labels, completed = labelled_corners(photo, whole, label, reader)
+    assert not completed and labels.count(label) == 2 and labels.count(NOT_INDEX) == 2
+
+
+def test_a_card_photographed_large_is_cut_from_the_average_of_its_pixels_not_a_sample_of_them() -> None:
+    # one-pixel black and white stripes: shrunk 8 times they are an even grey; sampled, they alias to bands
+    from vision.identify import square_crop
+
+    stripes = np.zeros((800, 800, 3), np.uint8)
+    stripes[:, ::2] = 255
+    for crop in (square_crop(stripes, (100, 100, 700, 700), 96),
+                 corner_crops(stripes, np.float32([[100, 100], [600, 100], [600, 760], [100, 760]]))[0]):
+        assert abs(float(crop.mean()) - 127.5) < 4 and float(crop.std()) < 8, (crop.mean(), crop.std())
+
+
+def test_a_crop_no_smaller_than_its_source_is_the_bilinear_warp_it_was() -> None:
+    from vision.common import area_warp
+
+    photo = np.random.default_rng(0).integers(0, 256, (120, 160, 3), dtype=np.uint8)
+    enlarge = np.float64([[0.5, 0.1, 20], [-0.1, 0.5, 30], [0, 0, 1]])  # output px -> photo px
+    expected = cv2.warpPerspective(photo, enlarge, (64, 48), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                   borderMode=cv2.BORDER_REPLICATE)
+    assert np.array_equal(area_warp(photo, enlarge, (64, 48)), expected)

@@ -115,4 +115,5 @@ def test_the_committed_errata_fit_the_validation_manifest():
     from vision.evaluate import apply_errata
 
     manifest = read_manifest(VAL_DIR / "manifest.csv")
-    assert apply_errata(manifest, Path(__file__).parents[1] / "models" / "val_label_errata.csv") == 5
+    errata = Path(__file__).parents[1] / "models" / "val_label_errata.csv"
+    assert apply_errata(manifest, errata) == len(errata.read_text().splitlines()) - 1  # each row fits one label

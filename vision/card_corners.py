@@ -20,6 +20,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from vision.common import area_warp
 from vision.index_reader import INDEX_SIZE, REGION_MM
 
 CARD_MM = (63.0, 88.0)
@@ -148,8 +149,7 @@ def corner_crops(image_rgb: np.ndarray, quad: np.ndarray) -> np.ndarray:
     region = np.array([[(x1 - x0) / width, 0, x0], [0, (y1 - y0) / height, y0], [0, 0, 1]])  # crop px -> card mm
     crops = []
     for rotation in range(4):
-        crops.append(cv2.warpPerspective(image_rgb, _card_to_image(quad, rotation) @ region, (width, height),
-                                         flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE))
+        crops.append(area_warp(image_rgb, _card_to_image(quad, rotation) @ region, (width, height)))
     return np.stack(crops)
 
 

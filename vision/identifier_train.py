@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.common import BUILD, ID_CLASSES, MODELS, TRAIN_DIR, read_manifest
+from vision.common import ID_CLASSES, MODELS, TRAIN_DIR, read_manifest
 from vision.identify import CROP, KINDS, SUITS, IdentifierNet, card_probs, square_crop, targets
 
 STORE = 160  # stored crop side; training samples a random crop/rotation and resizes to CROP
@@ -153,13 +153,7 @@ def train_identifier(args: argparse.Namespace) -> None:
     torch.set_num_threads(2)
     rng = np.random.default_rng(args.seed)
     t0 = time.time()
-    cache = BUILD / "id_crops.npz"
-    if cache.exists():
-        d = np.load(cache, allow_pickle=True)
-        rx, ry, srcs = d["rx"], d["ry"], list(d["srcs"])
-    else:
-        rx, ry, srcs = _real_crops()
-        np.savez(cache, rx=rx, ry=ry, srcs=np.array(srcs))
+    rx, ry, srcs = _real_crops()  # cut afresh each time (not cached), so that they are cut as the reader cuts them
     print(f"real crops: {len(rx)} from {len(set(srcs))} train photos ({time.time() - t0:.0f}s)", flush=True)
     tex = build_textures(kde_decks=getattr(args, "kde_decks", False))
     sx, sy = _synth_crops(rng, tex, args.synth_per_class)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.common import ID_CLASSES, MODELS, RANKS, SUITS, split_card
+from vision.common import ID_CLASSES, MODELS, RANKS, SUITS, area_warp, split_card
 from vision.index_reader import INDEX_CLASSES
 
 CROP = 96  # identifier input side
@@ -63,9 +63,7 @@ def square_crop(img: np.ndarray, box, out: int, margin: float = 1.25) -> np.ndar
     side = max(x2 - x1, y2 - y1, 4.0) * margin
     src = np.float32([[cx - side / 2, cy - side / 2], [cx + side / 2, cy - side / 2], [cx - side / 2, cy + side / 2]])
     dst = np.float32([[0, 0], [out, 0], [0, out]])
-    m = cv2.getAffineTransform(src, dst)
-    interp = cv2.INTER_AREA if side > out else cv2.INTER_LINEAR
-    return cv2.warpAffine(img, m, (out, out), flags=interp, borderMode=cv2.BORDER_REPLICATE)
+    return area_warp(img, np.vstack([cv2.getAffineTransform(dst, src), [0, 0, 1]]), (out, out))
 
 
 def _net(num_classes: int):

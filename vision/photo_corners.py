@@ -13,7 +13,9 @@ told from the short one). The pair on which a given index reader (``--reader``: 
 else it would confirm its own labels) gives the true label the higher probability is taken as the index pair (label:
 the card); the other pair is stored with label ``NOT_INDEX`` (-1), which training
 pushes towards an even reading, so that ``index_probabilities`` keeps preferring the pair that shows an index. A
-card back gives four ``BACK`` crops. Photos whose faces the set's ``sources.csv`` judges mirrored too often are
+card back gives four ``BACK`` crops. A card cut by the photo's edge is cut from its outline completed beyond the
+edge, as the photo reader reads it (``card_corners.cut_card_quads``), and a corner whose index lies outside the photo
+is ``NOT_INDEX``. Photos whose faces the set's ``sources.csv`` judges mirrored too often are
 skipped (``mirrored_photos``): a mirrored index is no card.
 
 Each scene belongs to the monitor split (about one in eight, fixed by a hash) or to training, so that a held-out
@@ -92,20 +94,49 @@ def jittered(rng: np.random.Generator, box, spread: float) -> tuple[float, float
     return (x1 + d[0], y1 + d[1], x2 + d[2], y2 + d[3])
 
 
+def labelled_corners(image: np.ndarray, quads: list[np.ndarray], label: int,
+                     reader: IndexReader) -> tuple[np.ndarray, list[int], bool]:
+    """One box's four corner crops and their labels, from ``card_quads``' outlines of it: (crops, labels, whether
+    the card was completed beyond the photo's edge). A card back: four ``BACK`` crops of the rectangle. A face: the
+    pair of opposite corners on which ``reader`` gives ``label`` the higher probability is labelled with it, the
+    other pair ``NOT_INDEX``. A card cut by the edge is cut from its completed outlines only (the rectangle's corners
+    are not the card's), the one and the pair where ``reader`` reads ``label`` best, counting only the corners whose
+    index lies inside the photo; a corner whose index is outside it is ``NOT_INDEX`` (nothing there to read)."""
+    from vision.card_corners import corner_crops, index_inside
+
+    if label == INDEX_CLASSES.index("BACK"):
+        return corner_crops(image, quads[0]), [label] * 4, False
+    completed = len(quads) > 1
+    best = None  # (mean probability of the label on the pair, crops, pair, inside)
+    for quad in quads[1:] if completed else quads[:1]:
+        crops = corner_crops(image, quad)
+        inside = index_inside(quad, image.shape) if completed else np.ones(4, bool)
+        p = reader.probabilities(crops)[:, label]
+        for pair in ((0, 2), (1, 3)):
+            seen = [k for k in pair if inside[k]]
+            if seen and (best is None or float(p[seen].mean()) > best[0]):
+                best = (float(p[seen].mean()), crops, pair, inside)
+    if best is None:  # no index of the completed card inside the photo: read as the rectangle
+        return labelled_corners(image, quads[:1], label, reader)
+    _, crops, pair, inside = best
+    return crops, [label if k in pair and inside[k] else NOT_INDEX for k in range(4)], completed
+
+
 def build(out: Path, jitters: int, seed: int, reader: IndexReader, root: Path = TRAIN_DIR) -> dict[str, int]:
     """Cut and label every card's corners; writes ``x`` (N x 64 x 48 x 3), ``y`` (INDEX_CLASSES index or NOT_INDEX),
     ``monitor`` (bool), ``box`` (which box — a labelled one, or a jittered copy — each group of four crops comes
     from) and ``photo`` (index into ``photos``, the image names) to ``out``."""
     from PIL import Image
 
-    from vision.card_corners import card_quad, corner_crops
+    from vision.card_corners import card_quads
 
     rng = np.random.default_rng(seed)
     skip = mirrored_photos(root / "sources.csv")
     manifest = read_manifest(root / "manifest.csv")
     monitor_photos = held_out_photos(root, manifest)
     xs, ys, monitor, box_ids, photo_ids, photos = [], [], [], [], [], []
-    counts = {"photos": 0, "cards": 0, "boxes": 0, "no_outline": 0, "skipped_mirrored": 0, "monitor_photos": 0}
+    counts = {"photos": 0, "cards": 0, "boxes": 0, "no_outline": 0, "cut_completed": 0, "skipped_mirrored": 0,
+              "monitor_photos": 0}
     started = time.time()
     for n, name in enumerate(sorted(manifest)):
         if name in skip:
@@ -124,17 +155,12 @@ def build(out: Path, jitters: int, seed: int, reader: IndexReader, root: Path = 
             label = INDEX_CLASSES.index(row.label)
             boxes = [row.box] + [jittered(rng, row.box, 0.04) for _ in range(jitters)]
             for box in boxes:
-                quad = card_quad(image, box)
-                if quad is None:
+                quads = card_quads(image, box)
+                if not quads:
                     counts["no_outline"] += 1
                     continue
-                crops = corner_crops(image, quad)
-                if row.label == "BACK":
-                    labels = [label] * 4
-                else:
-                    p = reader.probabilities(crops)[:, label]
-                    index_pair = (0, 2) if p[0] + p[2] >= p[1] + p[3] else (1, 3)
-                    labels = [label if k in index_pair else NOT_INDEX for k in range(4)]
+                crops, labels, completed = labelled_corners(image, quads, label, reader)
+                counts["cut_completed"] += completed
                 xs.extend(crops)
                 ys.extend(labels)
                 monitor.extend([held_out] * 4)
