@@ -187,6 +187,26 @@ def test_a_card_photographed_large_is_cut_from_the_average_of_its_pixels_not_a_s
         assert abs(float(crop.mean()) - 127.5) < 4 and float(crop.std()) < 8, (crop.mean(), crop.std())
 
 
+@pytest.mark.parametrize("output_to_image", [np.float64([[8, 0, 40], [0, 8, 40], [0, 0, 1]]),  # 8 times smaller
+                                             np.float64([[8, 0, 40], [0, 6, 40], [0, 0, 1]]),  # squeezed photo
+                                             np.float64([[2, 0, 40], [0, 0.8, 40], [0, 0, 1]]),  # one axis enlarged
+                                             np.float64([[5.2, -3, 300], [3, 5.2, 40], [0, 0, 1]])])  # turned 30 deg
+def test_a_shrunk_crop_is_grey_on_fine_stripes_and_in_place_on_a_ramp(output_to_image: np.ndarray) -> None:
+    from vision.common import area_warp
+
+    stripes = np.zeros((800, 800, 3), np.uint8)
+    stripes[:, ::2] = 255
+    crop = area_warp(stripes, output_to_image, (48, 64))
+    assert abs(float(crop.mean()) - 127.5) < 4 and float(crop.std()) < 8, (crop.mean(), crop.std())
+    # on a ramp an average is the value at the centre: each output pixel shows the image at its mapped centre
+    ramp = np.repeat(np.linspace(0, 255, 800)[None, :, None], 800, axis=0).repeat(3, axis=2).astype(np.float32)
+    crop = area_warp(ramp, output_to_image, (48, 64))
+    u, v = np.meshgrid(np.arange(48), np.arange(64))
+    x = output_to_image[0, 0] * u + output_to_image[0, 1] * v + output_to_image[0, 2]
+    inside = (x > 10) & (x < 790)
+    assert np.abs(crop[..., 0] - x * 255 / 799)[inside].max() < 0.5
+
+
 def test_a_crop_no_smaller_than_its_source_is_the_bilinear_warp_it_was() -> None:
     from vision.common import area_warp
 

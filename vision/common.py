@@ -77,19 +77,23 @@ def area_warp(image, output_to_image, size: tuple[int, int]):
     width, height = size
     centre = np.float64([[[width / 2, height / 2], [width / 2 + 1, height / 2], [width / 2, height / 2 + 1]]])
     mapped = cv2.perspectiveTransform(centre, matrix)[0]
-    (ax, ay), (bx, by) = mapped[1] - mapped[0], mapped[2] - mapped[0]
-    shrink = float(np.sqrt(abs(ax * by - ay * bx)))  # image px per output px (the side of an output pixel's image)
-    if shrink > 1.25:
-        # the part of the image the output covers, shrunk by area averaging until the warp is about one to one
+    jacobian = np.stack([mapped[1] - mapped[0], mapped[2] - mapped[0]], axis=1)  # image px per output px
+    # how far one output pixel reaches along the image's x and y (a photo squeezed from 4:3 shrinks them unequally)
+    shrink_x, shrink_y = (float(v) for v in np.linalg.norm(jacobian, axis=1))
+    if max(shrink_x, shrink_y) > 1.01:
+        # the part of the image the output covers (and an output pixel's reach around it), shrunk by area averaging
+        # until the warp is about one to one
         corners = np.float64([[[0, 0], [width, 0], [width, height], [0, height]]])
         seen = cv2.perspectiveTransform(corners, matrix)[0]
+        margin = int(np.ceil(max(shrink_x, shrink_y))) + 2
         h, w = image.shape[:2]
-        x0, y0 = (int(np.clip(np.floor(v) - 2, 0, limit - 1)) for v, limit in zip(seen.min(0), (w, h), strict=True))
-        x1, y1 = (int(np.clip(np.ceil(v) + 2, start + 1, limit)) for v, start, limit in
-                  zip(seen.max(0), (x0, y0), (w, h), strict=True))
+        x0, y0 = (int(np.clip(np.floor(v) - margin, 0, limit - 1))
+                  for v, limit in zip(seen.min(0), (w, h), strict=True))
+        x1, y1 = (int(np.clip(np.ceil(v) + margin, start + 1, limit))
+                  for v, start, limit in zip(seen.max(0), (x0, y0), (w, h), strict=True))
         part = image[y0:y1, x0:x1]
-        small = cv2.resize(part, (max(1, round(part.shape[1] / shrink)), max(1, round(part.shape[0] / shrink))),
-                           interpolation=cv2.INTER_AREA)
+        small = cv2.resize(part, (max(1, round(part.shape[1] / max(shrink_x, 1.0))),
+                                  max(1, round(part.shape[0] / max(shrink_y, 1.0)))), interpolation=cv2.INTER_AREA)
         fx, fy = small.shape[1] / part.shape[1], small.shape[0] / part.shape[0]
         # image px -> small px: shift to the part, then scale (pixel centres: (x + 0.5) * f - 0.5)
         to_small = np.float64([[fx, 0, (0.5 - x0) * fx - 0.5], [0, fy, (0.5 - y0) * fy - 0.5], [0, 0, 1]])

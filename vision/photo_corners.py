@@ -101,7 +101,8 @@ def labelled_corners(image: np.ndarray, quads: list[np.ndarray], label: int,
     pair of opposite corners on which ``reader`` gives ``label`` the higher probability is labelled with it, the
     other pair ``NOT_INDEX``. A card cut by the edge is cut from its completed outlines only (the rectangle's corners
     are not the card's), the one and the pair where ``reader`` reads ``label`` best, counting only the corners whose
-    index lies inside the photo; a corner whose index is outside it is ``NOT_INDEX`` (nothing there to read)."""
+    index lies inside the photo; a corner whose index is outside it is ``NOT_INDEX`` (nothing there to read), and so
+    are all four where none is inside."""
     from vision.card_corners import corner_crops, index_inside
 
     if label == INDEX_CLASSES.index("BACK"):
@@ -116,8 +117,8 @@ def labelled_corners(image: np.ndarray, quads: list[np.ndarray], label: int,
             seen = [k for k in pair if inside[k]]
             if seen and (best is None or float(p[seen].mean()) > best[0]):
                 best = (float(p[seen].mean()), crops, pair, inside)
-    if best is None:  # no index of the completed card inside the photo: read as the rectangle
-        return labelled_corners(image, quads[:1], label, reader)
+    if best is None:  # no index of the completed card inside the photo: nothing there to read
+        return corner_crops(image, quads[0]), [NOT_INDEX] * 4, completed
     _, crops, pair, inside = best
     return crops, [label if k in pair and inside[k] else NOT_INDEX for k in range(4)], completed
 
