@@ -176,12 +176,17 @@ def test_the_index_readers_photographed_corners_of_a_cut_card_come_from_its_comp
     assert not completed and labels.count(label) == 2 and labels.count(NOT_INDEX) == 2
 
 
-def test_a_card_photographed_large_is_cut_from_the_average_of_its_pixels_not_a_sample_of_them() -> None:
-    # one-pixel black and white stripes: shrunk 8 times they are an even grey; sampled, they alias to bands
-    from vision.identify import square_crop
-
+def _stripes() -> np.ndarray:
+    """One-pixel black and white stripes: shrunk they are an even grey; sampled, they alias to bands."""
     stripes = np.zeros((800, 800, 3), np.uint8)
     stripes[:, ::2] = 255
+    return stripes
+
+
+def test_a_card_photographed_large_is_cut_from_the_average_of_its_pixels_not_a_sample_of_them() -> None:
+    from vision.identify import square_crop
+
+    stripes = _stripes()
     for crop in (square_crop(stripes, (100, 100, 700, 700), 96),
                  corner_crops(stripes, np.float32([[100, 100], [600, 100], [600, 760], [100, 760]]))[0]):
         assert abs(float(crop.mean()) - 127.5) < 4 and float(crop.std()) < 8, (crop.mean(), crop.std())
@@ -194,9 +199,7 @@ def test_a_card_photographed_large_is_cut_from_the_average_of_its_pixels_not_a_s
 def test_a_shrunk_crop_is_grey_on_fine_stripes_and_in_place_on_a_ramp(output_to_image: np.ndarray) -> None:
     from vision.common import area_warp
 
-    stripes = np.zeros((800, 800, 3), np.uint8)
-    stripes[:, ::2] = 255
-    crop = area_warp(stripes, output_to_image, (48, 64))
+    crop = area_warp(_stripes(), output_to_image, (48, 64))
     assert abs(float(crop.mean()) - 127.5) < 4 and float(crop.std()) < 8, (crop.mean(), crop.std())
     # on a ramp an average is the value at the centre: each output pixel shows the image at its mapped centre
     ramp = np.repeat(np.linspace(0, 255, 800)[None, :, None], 800, axis=0).repeat(3, axis=2).astype(np.float32)

@@ -50,8 +50,7 @@ def card_outline(image_rgb: np.ndarray, box) -> np.ndarray | None:
     small = cv2.resize(crop, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else crop
     rect = (int((x1 - left) * scale), int((y1 - top) * scale), max(2, int(bw * scale)), max(2, int(bh * scale)))
     mask = np.zeros(small.shape[:2], np.uint8)
-    # GrabCut's k-means starts from OpenCV's global generator (reset here for every box): the same photo, the same
-    # outline
+    # GrabCut's k-means starts from OpenCV's global generator, reset here for every box: same photo, same outline
     cv2.setRNGSeed(0)
     try:
         cv2.grabCut(np.ascontiguousarray(small[..., ::-1]), mask, rect, np.zeros((1, 65)), np.zeros((1, 65)), 3,

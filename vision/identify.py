@@ -56,14 +56,11 @@ def card_probs(logits):
 
 def square_crop(img: np.ndarray, box, out: int, margin: float = 1.25) -> np.ndarray:
     """Square crop centred on ``box`` (x1, y1, x2, y2), side ``margin * max(w, h)``, resized to ``out``."""
-    import cv2
-
     x1, y1, x2, y2 = (float(v) for v in box)
-    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
     side = max(x2 - x1, y2 - y1, 4.0) * margin
-    src = np.float32([[cx - side / 2, cy - side / 2], [cx + side / 2, cy - side / 2], [cx - side / 2, cy + side / 2]])
-    dst = np.float32([[0, 0], [out, 0], [0, out]])
-    return area_warp(img, np.vstack([cv2.getAffineTransform(dst, src), [0, 0, 1]]), (out, out))
+    scale = side / out  # photo px per crop px
+    crop_to_photo = np.array([[scale, 0, (x1 + x2 - side) / 2], [0, scale, (y1 + y2 - side) / 2], [0, 0, 1]])
+    return area_warp(img, crop_to_photo, (out, out))
 
 
 def _net(num_classes: int):
