@@ -37,24 +37,39 @@ def test_foil_is_gold_or_silver_and_varies() -> None:
     assert len({tuple(np.round(m)) for m in means}) == len(means)
 
 
-def test_scenes_include_cards_cut_by_the_image_edge(monkeypatch) -> None:
+def _boxes_at_the_edge(monkeypatch, share: str, value: float, n_cards: int, seeds: int) -> list[tuple]:
+    """The boxes touching the edge of 320 px scenes drawn with the synth module's ``share`` set to ``value``."""
     from vision import synth
 
     tex = synth.build_textures(verbose=False)
     if not tex["AS"]:
         pytest.skip("no card art installed")
+    monkeypatch.setattr(synth, share, value)
+    at_edge = []
+    for seed in range(seeds):
+        _img, boxes = synth.make_scene(np.random.default_rng([n_cards, seed]), tex, 320, n_cards=n_cards, n_chips=0)
+        for _label, (x1, y1, x2, y2) in boxes:
+            assert 0 <= x1 < x2 <= 320 and 0 <= y1 < y2 <= 320  # boxes end at the edge
+            if min(x1, y1) <= 0 or max(x2, y2) >= 320:
+                at_edge.append((x1, y1, x2, y2))
+    return at_edge
 
+
+def test_scenes_include_cards_cut_by_the_image_edge(monkeypatch) -> None:
     def cut_cards(edge_share: float) -> int:
-        monkeypatch.setattr(synth, "EDGE_CUT_SHARE", edge_share)
-        cut = 0
-        for seed in range(30):
-            _img, boxes = synth.make_scene(np.random.default_rng([9, seed]), tex, 320, n_cards=2, n_chips=0)
-            for _label, (x1, y1, x2, y2) in boxes:
-                assert 0 <= x1 < x2 <= 320 and 0 <= y1 < y2 <= 320  # boxes end at the edge
-                cut += min(x1, y1) <= 0 or max(x2, y2) >= 320
-        return cut
+        return len(_boxes_at_the_edge(monkeypatch, "EDGE_CUT_SHARE", edge_share, n_cards=2, seeds=30))
 
     assert cut_cards(1.0) > cut_cards(0.0) + 5
+
+
+def test_rows_and_grids_framed_too_tight_leave_slivers_at_the_edge(monkeypatch) -> None:
+    def cut_and_slivers(overflow_share: float) -> tuple[int, int]:
+        boxes = _boxes_at_the_edge(monkeypatch, "LAYOUT_OVERFLOW_SHARE", overflow_share, n_cards=12, seeds=60)
+        # a sliver: a box far thinner than a card's (whole cards are 0.7 as wide as tall, or more when turned)
+        return len(boxes), sum(min(x2 - x1, y2 - y1) < 0.35 * max(x2 - x1, y2 - y1) for x1, y1, x2, y2 in boxes)
+
+    (cut, slivers), (cut_before, slivers_before) = cut_and_slivers(1.0), cut_and_slivers(0.0)
+    assert cut > cut_before + 60 and slivers >= slivers_before + 8, (cut, cut_before, slivers, slivers_before)
 
 
 @pytest.mark.skipif(not TRAIN_DIR.exists(), reason="needs ../shared/realcards")
@@ -103,7 +118,7 @@ def test_the_held_out_scenes_manifest_lists_the_detector_monitor(tmp_path: Path)
 
 
 def test_identifier_crops_of_a_card_cut_by_the_photos_edge_look_like_square_crop_at_the_edge() -> None:
-    from vision.identifier_train import cut_by_the_edge
+    from vision.identifier_train import EDGE_CUT_KEPT, cut_by_the_edge
 
     side = 96
     crop = np.full((side, side, 3), 90, np.uint8)  # background
@@ -119,8 +134,8 @@ def test_identifier_crops_of_a_card_cut_by_the_photos_edge_look_like_square_crop
             column -= 1
         return column
 
-    edges = set()
-    for seed in range(12):
+    edges, kept_shares = set(), []
+    for seed in range(24):
         cut = cut_by_the_edge(np.random.default_rng(seed), crop)
         # turned so that the photo's edge is on the right: the side repeated the most
         turns = min(range(4), key=lambda k: repeated_from(np.rot90(cut, k)))
@@ -128,7 +143,33 @@ def test_identifier_crops_of_a_card_cut_by_the_photos_edge_look_like_square_crop
         edge = repeated_from(turned)
         card = np.nonzero((turned[..., 0] == 250).any(0))[0]
         kept = (edge - card[0]) / (side - 2 * start)
-        assert 0.3 < kept < 0.8, kept  # part of the card is seen, one side of it cut away
+        assert EDGE_CUT_KEPT[0] - 0.05 < kept < EDGE_CUT_KEPT[1] + 0.05, kept  # part of the card seen, the rest cut
         assert abs((card[0] + edge) / 2 - side / 2) < 3  # and centred, as square_crop centres on the box
         edges.add(turns)
+        kept_shares.append(kept)
     assert len(edges) >= 3  # the photo's edge falls on any side
+    assert min(kept_shares) < EDGE_CUT_KEPT[0] + 0.12  # thin slivers too (35 % at least kept would give 0.40)
+
+
+def test_identifier_training_crops_average_fine_print_as_the_reader_s_crops_do() -> None:
+    """Stripes one stored pixel wide come out grey (a bilinear warp alone keeps them at full contrast), and the crop
+    is turned about its centre, moved as asked."""
+    from vision.identifier_train import STORE, turned_crop
+    from vision.identify import CROP
+
+    stripes = np.zeros((STORE, STORE, 3), np.uint8)
+    stripes[:, ::2] = 255
+    for angle in (0.0, 33.0, 90.0):
+        middle = turned_crop(stripes, angle, 0.9, (0.0, 0.0))[CROP // 4:-CROP // 4, CROP // 4:-CROP // 4]
+        assert middle.std() < 30 and abs(middle.mean() - 127.5) < 8, (angle, middle.std())
+    dot = np.zeros((STORE, STORE, 3), np.uint8)
+    dot[STORE // 2 - 4:STORE // 2 + 4, STORE // 2 - 4:STORE // 2 + 4] = 255
+    centre = (CROP - 1) / 2
+    # turned half a turn about its centre moved 10 stored px right: the dot lands 2 x 10 x CROP / STORE px right
+    for angle, shift, expected_x in ((45.0, 0.0, centre), (180.0, 0.0, centre),
+                                     (180.0, 10.0, centre + 20 * CROP / STORE)):
+        out = turned_crop(dot, angle, 1.0, (shift, 0.0))[..., 0].astype(float)
+        ys, xs = np.nonzero(out > 60)
+        weights = out[ys, xs]
+        assert abs(np.average(xs, weights=weights) - expected_x) < 0.3, (angle, shift)
+        assert abs(np.average(ys, weights=weights) - centre) < 0.3, (angle, shift)

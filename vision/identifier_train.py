@@ -39,12 +39,14 @@ def _real_crops(margin: float = 1.25) -> tuple[np.ndarray, np.ndarray, list[str]
 
 #: share of training crops whose card is cut by the photo's edge (``cut_by_the_edge``)
 EDGE_CUT_SHARE = 0.15
+#: how much of the card such a cut keeps, as a share of the card's side (session 8: down to val's 20-30 % slivers)
+EDGE_CUT_KEPT = (0.2, 0.75)
 
 
 def cut_by_the_edge(rng: np.random.Generator, crop: np.ndarray) -> np.ndarray:
     """The crop ``square_crop`` makes of a card cut by the photo's edge: the card ends at a line across it, the
     crop is centred on the part seen, and beyond the line the photo's last column is repeated (``square_crop``'s
-    border). The line is placed as if the card filled the middle 1/1.25 of ``crop``, 35-75 % of it kept; after
+    border). The line is placed as if the card filled the middle 1/1.25 of ``crop``, ``EDGE_CUT_KEPT`` of it kept; after
     ``_augment``'s turn, scale and shift that is only roughly so. The columns the centring brings in on the other
     side repeat the crop's first column (a real crop shows more of the photo there)."""
     side = crop.shape[1]
@@ -52,7 +54,7 @@ def cut_by_the_edge(rng: np.random.Generator, crop: np.ndarray) -> np.ndarray:
     out = np.rot90(crop, turns).copy()
     card = side / 1.25
     start = (side - card) / 2
-    cut = int(start + rng.uniform(0.35, 0.75) * card)
+    cut = int(start + rng.uniform(*EDGE_CUT_KEPT) * card)
     shift = int(round(side / 2 - (start + cut) / 2))
     out = np.roll(out, shift, axis=1)
     out[:, :shift] = out[:, shift:shift + 1]  # (the roll brought the far side's pixels round to the left)
@@ -60,18 +62,28 @@ def cut_by_the_edge(rng: np.random.Generator, crop: np.ndarray) -> np.ndarray:
     return np.rot90(out, -turns).copy()
 
 
+def turned_crop(crop: np.ndarray, angle: float, scale: float, pivot_shift: tuple[float, float]) -> np.ndarray:
+    """A stored STORE^2 crop (the box with 1.25x context) as a CROP^2 crop, turned by ``angle`` degrees and scaled
+    by ``scale`` about its centre moved by ``pivot_shift`` stored pixels. Shrunk by area averaging first, as
+    ``square_crop`` cuts its crops (``common.area_warp``): a warp alone samples bilinearly, and fine print aliases."""
+    import cv2
+
+    small = cv2.resize(crop, (CROP, CROP), interpolation=cv2.INTER_AREA)
+    f = CROP / STORE
+    # the crop's centre is between its two middle pixels, (CROP - 1) / 2 (as INTER_AREA and area_warp count)
+    pivot = ((CROP - 1) / 2 + pivot_shift[0] * f, (CROP - 1) / 2 + pivot_shift[1] * f)
+    m = cv2.getRotationMatrix2D(pivot, angle, scale)
+    return cv2.warpAffine(small, m, (CROP, CROP), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+
+
 def _augment(rng: np.random.Generator, crop: np.ndarray, strong: bool, edge_cut: float = 0.0) -> np.ndarray:
     """Random rotation (any angle), scale jitter, shift, perspective, colour, blur, noise, and for ``edge_cut`` of
     the crops a cut by the photo's edge. Input STORE^2 -> CROP^2."""
     import cv2
 
-    s = STORE
     ang = rng.uniform(0, 360)
     sc = rng.uniform(0.85, 1.12)
-    m = cv2.getRotationMatrix2D((s / 2 + rng.normal(0, 4), s / 2 + rng.normal(0, 4)), ang, sc * s / (s / 1.25) / 1.25)
-    # map STORE (box*1.25 context) to CROP with the box filling ~1/1.25 of the output
-    m[:, :] *= CROP / s
-    out = cv2.warpAffine(crop, m, (CROP, CROP), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+    out = turned_crop(crop, ang, sc, (rng.normal(0, 4), rng.normal(0, 4)))
     if strong and rng.random() < 0.5:
         d = CROP * 0.08
         src = np.float32([[0, 0], [CROP, 0], [CROP, CROP], [0, CROP]])

@@ -49,6 +49,8 @@ SUIT_ROWS = ["C", "D", "H", "S"]
 CARD_H = 300  # rendered card height in px (textures)
 FOIL_SHARE = 0.12  # faces printed on gold or silver foil
 EDGE_CUT_SHARE = 0.15  # scattered cards placed anywhere, the image's edge cutting them
+# rows and grids framed too tight: the photo's edge cuts the outer cards, down to a sliver (val's misses, session 8)
+LAYOUT_OVERFLOW_SHARE = 0.35
 
 CHIP_COLOURS = {
     "CHIP-RED": (200, 30, 35),
@@ -328,19 +330,27 @@ def make_scene(
     # layout: grid / row (stud table) or scattered
     layout = rng.choice(["row", "grid", "scatter"])
     cols = max(1, int(np.ceil(np.sqrt(max(n_cards, 1)))))
+    # where the layout's span starts and how long it is, in image widths (x) and heights (y)
+    if rng.random() < LAYOUT_OVERFLOW_SHARE:
+        x0, y0 = rng.uniform(-0.25, 0.05, 2)
+        x_span, y_span = rng.uniform(0.95, 1.3, 2) - [x0, y0]
+    elif layout == "row":  # (a row's height in the image is drawn below, 0.3-0.7)
+        x0, y0, x_span, y_span = 0.1, 0.3, 0.8, 0.4
+    else:
+        x0, y0, x_span, y_span = 0.12, 0.12, 0.76, 0.76
     placed = []
     for i in range(n_cards):
         hgt = size * scale * rng.uniform(0.85, 1.15)
         if layout == "scatter" or n_cards <= 2:
             # some cards lie across the image's edge: photos cut them, and their boxes end at the edge
-            spread = (-0.05, 1.05) if rng.random() < EDGE_CUT_SHARE else (0.1, 0.9)
+            spread = (-0.15, 1.15) if rng.random() < EDGE_CUT_SHARE else (0.1, 0.9)
             cx, cy = rng.uniform(*spread, 2) * size
         elif layout == "row":
-            cx = size * (0.1 + 0.8 * (i + 0.5) / n_cards) + rng.normal(0, 5)
+            cx = size * (x0 + x_span * (i + 0.5) / n_cards) + rng.normal(0, 5)
             cy = size * rng.uniform(0.3, 0.7) if i == 0 else placed[-1][1] + rng.normal(0, hgt * 0.1)
         else:
-            cx = size * (0.12 + 0.76 * ((i % cols) + 0.5) / cols) + rng.normal(0, 4)
-            cy = size * (0.12 + 0.76 * ((i // cols) + 0.5) / cols) + rng.normal(0, 4)
+            cx = size * (x0 + x_span * ((i % cols) + 0.5) / cols) + rng.normal(0, 4)
+            cy = size * (y0 + y_span * ((i // cols) + 0.5) / cols) + rng.normal(0, 4)
         placed.append((cx, cy))
         label = "BACK" if rng.random() < 0.22 else ("JOKER" if rng.random() < 0.01 else CARDS[int(rng.integers(52))])
         choices = tex[label]
