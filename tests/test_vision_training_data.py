@@ -37,13 +37,20 @@ def test_foil_is_gold_or_silver_and_varies() -> None:
     assert len({tuple(np.round(m)) for m in means}) == len(means)
 
 
-def _boxes_at_the_edge(monkeypatch, share: str, value: float, n_cards: int, seeds: int) -> list[tuple]:
+@pytest.fixture(scope="module")
+def textures() -> dict:
+    from vision import synth
+
+    tex = synth.build_textures(verbose=False)  # read once for the module: a second or two each time
+    if not tex["AS"]:
+        pytest.skip("no card art installed")
+    return tex
+
+
+def _boxes_at_the_edge(monkeypatch, tex: dict, share: str, value: float, n_cards: int, seeds: int) -> list[tuple]:
     """The boxes touching the edge of 320 px scenes drawn with the synth module's ``share`` set to ``value``."""
     from vision import synth
 
-    tex = synth.build_textures(verbose=False)
-    if not tex["AS"]:
-        pytest.skip("no card art installed")
     monkeypatch.setattr(synth, share, value)
     at_edge = []
     for seed in range(seeds):
@@ -55,16 +62,17 @@ def _boxes_at_the_edge(monkeypatch, share: str, value: float, n_cards: int, seed
     return at_edge
 
 
-def test_scenes_include_cards_cut_by_the_image_edge(monkeypatch) -> None:
+def test_scenes_include_cards_cut_by_the_image_edge(monkeypatch, textures) -> None:
     def cut_cards(edge_share: float) -> int:
-        return len(_boxes_at_the_edge(monkeypatch, "EDGE_CUT_SHARE", edge_share, n_cards=2, seeds=30))
+        return len(_boxes_at_the_edge(monkeypatch, textures, "EDGE_CUT_SHARE", edge_share, n_cards=2, seeds=30))
 
     assert cut_cards(1.0) > cut_cards(0.0) + 5
 
 
-def test_rows_and_grids_framed_too_tight_leave_slivers_at_the_edge(monkeypatch) -> None:
+def test_rows_and_grids_framed_too_tight_leave_slivers_at_the_edge(monkeypatch, textures) -> None:
     def cut_and_slivers(overflow_share: float) -> tuple[int, int]:
-        boxes = _boxes_at_the_edge(monkeypatch, "LAYOUT_OVERFLOW_SHARE", overflow_share, n_cards=12, seeds=60)
+        boxes = _boxes_at_the_edge(monkeypatch, textures, "LAYOUT_OVERFLOW_SHARE", overflow_share, n_cards=12,
+                                   seeds=60)
         # a sliver: a box far thinner than a card's (whole cards are 0.7 as wide as tall, or more when turned)
         return len(boxes), sum(min(x2 - x1, y2 - y1) < 0.35 * max(x2 - x1, y2 - y1) for x1, y1, x2, y2 in boxes)
 

@@ -334,10 +334,9 @@ def make_scene(
     if rng.random() < LAYOUT_OVERFLOW_SHARE:
         x0, y0 = rng.uniform(-0.25, 0.05, 2)
         x_span, y_span = rng.uniform(0.95, 1.3, 2) - [x0, y0]
-    elif layout == "row":  # (a row's height in the image is drawn below, 0.3-0.7)
-        x0, y0, x_span, y_span = 0.1, 0.3, 0.8, 0.4
-    else:
-        x0, y0, x_span, y_span = 0.12, 0.12, 0.76, 0.76
+    else:  # inside the frame (a row's height in the image is drawn per card below, not from y0)
+        x0, x_span = (0.1, 0.8) if layout == "row" else (0.12, 0.76)
+        y0, y_span = 0.12, 0.76
     placed = []
     for i in range(n_cards):
         hgt = size * scale * rng.uniform(0.85, 1.15)
