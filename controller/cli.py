@@ -212,6 +212,8 @@ def cmd_eval_vision(args: argparse.Namespace) -> int:
         argv.append("--both")
     if args.errata:
         argv += ["--errata", args.errata]
+    if args.models:
+        argv += ["--models", args.models]
     if args.json:
         argv.append("--json")
     return int(evaluate_main(argv) or 0)
@@ -302,6 +304,7 @@ def build_parser() -> argparse.ArgumentParser:
     eval_vision.add_argument("--exclude", help="CSV of images to leave out (val_overlap.csv: its val_image column)")
     eval_vision.add_argument("--both", action="store_true", help="all images, and without --exclude, in one pass")
     eval_vision.add_argument("--errata", help="CSV of label corrections (models/val_label_errata.csv for the val set)")
+    eval_vision.add_argument("--models", help="folder of the reader's weights, to score candidates (default: models/)")
     eval_vision.add_argument("--json", action="store_true")
     eval_vision.set_defaults(func=cmd_eval_vision)
 

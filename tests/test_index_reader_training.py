@@ -9,8 +9,22 @@ import numpy as np
 import pytest
 import torch
 
+from vision.card_corners import corner_crops
 from vision.common import TRAIN_DIR, Row
-from vision.index_reader import INDEX_CLASSES, INDEX_SIZE, NOT_INDEX, IndexReader, _load, _loss, _monitor, train
+from vision.index_reader import (
+    INDEX_CLASSES,
+    INDEX_SIZE,
+    NOT_INDEX,
+    RANK_MM,
+    REGION_MM,
+    IndexReader,
+    _load,
+    _loss,
+    _monitor,
+    cut_across,
+    cut_corner,
+    train,
+)
 from vision.photo_corners import build, is_monitor, mirrored_photos, scenes
 
 
@@ -40,9 +54,49 @@ def test_the_monitor_scores_a_card_by_the_surer_corner_pair() -> None:
              _crop(king, 9), _crop(ace, 2), _crop(king, 9), _crop(ace, 2)]
     y = np.array([NOT_INDEX, ace, NOT_INDEX, ace] * 2)
     box = np.array([0] * 4 + [1] * 4)
-    crop_accuracy, card_accuracy = _monitor(_ReadsTheRedChannel(), np.stack(crops), y, box)
+    crop_accuracy, card_accuracy, cut_accuracy = _monitor(_ReadsTheRedChannel(), np.stack(crops), y, box)
     assert card_accuracy == 0.5
     assert crop_accuracy == 1.0  # each labelled crop alone reads AS, however faintly
+    assert cut_accuracy == 1.0  # a crop of one colour cut by the photo's edge is the same crop
+
+
+def _texture(shape: tuple[int, int], seed: int = 0) -> np.ndarray:
+    import cv2
+
+    noise = np.random.default_rng(seed).integers(0, 255, (*shape, 3)).astype(np.float32)
+    smooth = cv2.GaussianBlur(noise, (0, 0), 4)
+    return np.clip((smooth - smooth.mean()) * 6 + 128, 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("edge_row", [150, 170, 200])
+def test_a_cut_corner_is_the_corner_the_photo_reader_crops_from_a_photo_cut_by_its_edge(edge_row) -> None:
+    photo = _texture((700, 700))
+    px_per_mm, turn = 4.0, np.radians(30)  # a card 4 px/mm, turned 30 degrees
+    ex, ey = np.array([np.cos(turn), np.sin(turn)]), np.array([-np.sin(turn), np.cos(turn)])
+    corner = np.array([250.0, 80.0])
+    quad = np.float32([corner, corner + 252 * ex, corner + 252 * ex + 352 * ey, corner + 352 * ey])
+    whole = corner_crops(photo, quad)[0].astype(int)
+    cut_photo = corner_crops(photo[:edge_row], quad)[0].astype(int)  # the photo ends at edge_row
+    # the photo's edge in the crop: its normal is the photo's y axis seen in the card's axes
+    normal = np.array([ex[1], ey[1]])
+    crop_px_per_mm = INDEX_SIZE[0] / (REGION_MM[2] - REGION_MM[0])
+    line = crop_px_per_mm * ((edge_row - corner[1]) / px_per_mm - normal @ REGION_MM[:2])
+    cut = cut_across(whole.astype(np.uint8), float(np.arctan2(normal[1], normal[0])), line).astype(int)
+    assert np.abs(whole - cut_photo).mean() > 10  # the edge changes the crop
+    assert np.abs(cut - cut_photo).mean() < 0.3 * np.abs(whole - cut_photo).mean()
+
+
+def test_a_cut_corner_keeps_its_rank_and_loses_some_of_the_rest() -> None:
+    crop = _texture((INDEX_SIZE[1], INDEX_SIZE[0]), seed=3)
+    px_per_mm = INDEX_SIZE[0] / (REGION_MM[2] - REGION_MM[0])
+    x1, y1 = ((np.array(RANK_MM[2:]) - REGION_MM[:2]) * px_per_mm).astype(int)
+    rng = np.random.default_rng(0)
+    changed = 0
+    for _ in range(100):
+        cut = cut_corner(rng, crop)
+        np.testing.assert_array_equal(cut[:y1, :x1], crop[:y1, :x1])  # the rank and the card's corner are seen
+        changed += int((cut[y1:, x1:] != crop[y1:, x1:]).any())
+    assert changed >= 95
 
 
 def _write_set(path, labels_per_box: list[int], monitor_every: int = 4, rendered: bool = False) -> None:

@@ -117,3 +117,34 @@ def test_the_committed_errata_fit_the_validation_manifest():
     manifest = read_manifest(VAL_DIR / "manifest.csv")
     # six, as README.md and the model card say; a row that fits no label would raise
     assert apply_errata(manifest, Path(__file__).parents[1] / "models" / "val_label_errata.csv") == 6
+
+
+def test_a_models_folder_without_the_readers_weights_is_refused_naming_them(tmp_path, capsys):
+    from vision.evaluate import main
+
+    m = _manifest(tmp_path, ["images/a.jpg,3D,0,0,100,150"])
+    candidate = tmp_path / "candidate"
+    candidate.mkdir()
+    (candidate / "card_detector.pt").write_bytes(b"weights")  # two of the three files are missing
+    assert main(["--manifest", str(m), "--models", str(candidate)]) == 2
+    assert f"{candidate}: no card_identifier.pt, card_index.pt" in capsys.readouterr().err
+
+
+def test_the_reader_is_loaded_from_the_models_folder(tmp_path, capsys):
+    import shutil
+
+    import torch
+
+    from vision.evaluate import READER_FILES, main
+
+    committed = Path(__file__).parents[1] / "models"
+    candidate = tmp_path / "candidate"
+    candidate.mkdir()
+    for name in READER_FILES:
+        shutil.copy(committed / name, candidate / name)
+    index_reader = torch.load(candidate / "card_index.pt", weights_only=False)
+    index_reader["classes"] = index_reader["classes"][:-1]  # a reader of other classes: only this folder has it
+    torch.save(index_reader, candidate / "card_index.pt")
+    m = _manifest(tmp_path, ["images/a.jpg,3D,0,0,100,150"])
+    assert main(["--manifest", str(m), "--models", str(candidate)]) == 2
+    assert "card_index.pt: its classes are not this code's INDEX_CLASSES" in capsys.readouterr().err

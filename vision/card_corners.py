@@ -21,12 +21,9 @@ import cv2
 import numpy as np
 
 from vision.common import area_warp
-from vision.index_reader import INDEX_SIZE, REGION_MM
+from vision.index_reader import INDEX_SIZE, RANK_MM, REGION_MM
 
 CARD_MM = (63.0, 88.0)
-#: where a card's index (rank and suit pip) lies, in mm from its top-left corner: the part of it that must be inside
-#: the photo for a corner to be read
-INDEX_MM = (2.0, 3.0, 12.0, 27.0)
 #: GrabCut works on the box shrunk to at most this many pixels (enough for a card's outline, and fast)
 GRABCUT_PX = 160
 
@@ -153,9 +150,10 @@ def corner_crops(image_rgb: np.ndarray, quad: np.ndarray) -> np.ndarray:
 
 
 def index_inside(quad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """For each of ``corner_crops``' four rotations, whether the index there lies inside the photo (4 bools)."""
+    """For each of ``corner_crops``' four rotations, whether the index's rank there lies inside the photo (4 bools):
+    the part that must be seen for the corner to be read (``index_reader.RANK_MM``)."""
     h, w = shape[:2]
-    x0, y0, x1, y1 = INDEX_MM
+    x0, y0, x1, y1 = RANK_MM
     index = np.float32([[[x0, y0], [x1, y0], [x1, y1], [x0, y1]]])
     inside = []
     for rotation in range(4):

@@ -23,7 +23,10 @@ from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
-from vision.common import CARDS, Row, read_manifest, split_card
+from vision.common import CARDS, MODELS, Row, read_manifest, split_card
+
+#: the photo reader's weights, all read from one folder (``--models``)
+READER_FILES = ("card_detector.pt", "card_identifier.pt", "card_index.pt")
 
 
 def box_iou(a, b) -> float:
@@ -240,17 +243,28 @@ def main(argv: Iterable[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--both", action="store_true", help="report all images and without --exclude (one pass)")
     ap.add_argument("--errata", default=None, help="CSV of label corrections (image,label,x1,y1,x2,y2,corrected,seen)")
+    ap.add_argument("--models", type=Path, default=MODELS,
+                    help=f"folder of the reader's weights ({', '.join(READER_FILES)}; default: models/)")
     a = ap.parse_args(list(argv) if argv is not None else None)
+    missing = [name for name in READER_FILES if not (a.models / name).is_file()]
+    if missing:  # said before any model is loaded or image read
+        print(f"eval-vision: {a.models}: no {', '.join(missing)}", file=sys.stderr)
+        return 2
     if a.errata:
         try:  # a wrong errata file is said before any image is read
             apply_errata(read_manifest(a.manifest), a.errata)
         except (ErrataError, OSError) as e:
             print(f"eval-vision: {e}", file=sys.stderr)
             return 2
-    if a.both:
-        from vision.identify import CardReader
+    from vision.identify import CardReader
 
-        reader = _MemoReader(CardReader())
+    try:
+        card_reader = CardReader(models=a.models)
+    except (OSError, ValueError, RuntimeError) as e:  # weights that are not this code's reader's
+        print(f"eval-vision: {a.models}: {e}", file=sys.stderr)
+        return 2
+    if a.both:
+        reader = _MemoReader(card_reader)
         res = {
             "all": evaluate_manifest(a.manifest, None, reader=reader, limit=a.limit, details=a.details,
                                      errata=a.errata),
@@ -259,7 +273,8 @@ def main(argv: Iterable[str] | None = None) -> int:
         }
         print(json.dumps(res, indent=2))
         return 0
-    res = evaluate_manifest(a.manifest, a.exclude, limit=a.limit, details=a.details, errata=a.errata)
+    res = evaluate_manifest(a.manifest, a.exclude, reader=card_reader, limit=a.limit, details=a.details,
+                            errata=a.errata)
     if a.json:
         print(json.dumps(res, indent=2))
     else:

@@ -31,6 +31,11 @@ INDEX_CLASSES = CARDS + ["BACK"]
 REGION_MM = (-3.0, -3.0, 33.0, 45.0)
 #: the model's input, width x height (1.33 px/mm)
 INDEX_SIZE = (48, 64)
+#: the part of the index that must be seen for a corner to be read, in mm from the card's top-left corner: its rank
+#: (the suit pip below it may be cut off by the photo's edge; ``train`` shows the reader such corners, ``cut_corner``)
+RANK_MM = (2.0, 3.0, 12.0, 14.0)
+#: share of training corners cut across by the photo's edge beyond their rank
+CUT_SHARE = 0.25
 MODEL_PATH = MODELS / "card_index.pt"
 
 
@@ -91,9 +96,37 @@ class IndexReader:
 # --------------------------------------------------------------------------------------------------- training
 
 
-def _augment(rng: np.random.Generator, crop: np.ndarray) -> np.ndarray:
-    """Foil stock, light, shift, blur, resolution and noise; never mirrored, hardly rotated (the crop is
-    rectified)."""
+def cut_corner(rng: np.random.Generator, crop: np.ndarray) -> np.ndarray:
+    """``crop`` as the photo reader's ``corner_crops`` makes it of a card that the photo's edge cuts across beyond
+    its rank (``cut_across``): the edge at any slant that leaves the card's corner in the photo, anywhere between the
+    rank's far corner and the crop's."""
+    slant = rng.uniform(0, np.pi / 2)
+    normal = np.array([np.cos(slant), np.sin(slant)])
+    px_per_mm = crop.shape[1] / (REGION_MM[2] - REGION_MM[0])
+
+    def along_normal(point_mm) -> float:  # crop pixels from the crop's top-left
+        return float(normal @ ((np.asarray(point_mm) - REGION_MM[:2]) * px_per_mm))
+
+    return cut_across(crop, slant, rng.uniform(along_normal(RANK_MM[2:]), along_normal(REGION_MM[2:])))
+
+
+def cut_across(crop: np.ndarray, slant: float, line: float) -> np.ndarray:
+    """``crop`` cut by a straight photo edge: the line whose normal is at ``slant`` radians from the crop's x axis
+    (towards the part cut off), ``line`` crop pixels along it from the crop's top-left. Beyond it each pixel
+    repeats the one at its foot on the line, as ``common.area_warp`` repeats the photo's edge pixels."""
+    h, w = crop.shape[:2]
+    normal = np.array([np.cos(slant), np.sin(slant)])
+    xs, ys = np.meshgrid(np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32))
+    beyond = np.maximum((xs + 0.5) * normal[0] + (ys + 0.5) * normal[1] - line, 0)  # at pixel centres
+    map_x, map_y = (xs - beyond * normal[0]).astype(np.float32), (ys - beyond * normal[1]).astype(np.float32)
+    return cv2.remap(crop, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def _augment(rng: np.random.Generator, crop: np.ndarray, cut_share: float = 0.0) -> np.ndarray:
+    """Cut by the photo's edge (``cut_share`` of the crops), foil stock, light, shift, blur, resolution and noise;
+    never mirrored, hardly rotated (the crop is rectified)."""
+    if rng.random() < cut_share:
+        crop = cut_corner(rng, crop)
     h, w = crop.shape[:2]
     if rng.random() < FOIL_SHARE:
         crop = foil_stock(np.dstack([crop, np.full((h, w), 255, np.uint8)]), rng)[..., :3]
@@ -153,14 +186,25 @@ def _load(data: list[Path], rng: np.random.Generator):
             np.concatenate(sources))
 
 
-def _monitor(net, x: np.ndarray, y: np.ndarray, box: np.ndarray) -> tuple[float | None, float | None]:
+def cut_monitor_crops(x: np.ndarray, seed: int = 0) -> np.ndarray:
+    """The monitor's crops, each cut by ``cut_corner`` (the same cuts at every call)."""
+    rng = np.random.default_rng(seed)
+    return np.stack([cut_corner(rng, crop) for crop in x]) if len(x) else x
+
+
+def _monitor(net, x: np.ndarray, y: np.ndarray, box: np.ndarray) -> tuple[float | None, float | None, float | None]:
     """(accuracy over the labelled crops, accuracy over the photographed boxes read as the photo reader reads them —
-    the surer pair of opposite corners), each None where there is nothing to score."""
+    the surer pair of opposite corners, accuracy over the labelled crops cut by the photo's edge beyond their rank),
+    each None where there is nothing to score."""
     from vision.card_corners import index_probabilities
 
     p = _probabilities(net, x)
     labelled = y >= 0
     crop_accuracy = float((p[labelled].argmax(1) == y[labelled]).mean()) if labelled.any() else None
+    cut_accuracy = None
+    if labelled.any():
+        cut = _probabilities(net, cut_monitor_crops(x[labelled]))
+        cut_accuracy = float((cut.argmax(1) == y[labelled]).mean())
     right = total = 0
     for b in np.unique(box[box >= 0]):
         members = np.flatnonzero(box == b)  # the four corners, in rotation order
@@ -169,7 +213,7 @@ def _monitor(net, x: np.ndarray, y: np.ndarray, box: np.ndarray) -> tuple[float 
             continue
         right += int(index_probabilities(p[members]).argmax() == truth[0])
         total += 1
-    return crop_accuracy, (right / total if total else None)
+    return crop_accuracy, (right / total if total else None), cut_accuracy
 
 
 def _figure(value: float | None) -> str:
@@ -191,9 +235,10 @@ def _loss(logits, y):
 
 
 def train(data: list[Path], minutes: float, seed: int, out: Path, init: Path | None = None,
-          max_lr: float = 2e-3) -> float:
+          max_lr: float = 2e-3, cut_share: float = CUT_SHARE) -> float:
     """Trains until ``minutes`` have passed (a cosine learning rate over that time) and keeps the epoch whose
-    monitors score best (the mean over the data sets; a photographed set scores its boxes). Returns that score."""
+    monitors score best (the mean over the data sets; a photographed set scores its boxes; the cut crops are shown,
+    not scored). Returns that score."""
     import torch
 
     torch.manual_seed(seed)
@@ -221,7 +266,8 @@ def train(data: list[Path], minutes: float, seed: int, out: Path, init: Path | N
             for group in opt.param_groups:
                 group["lr"] = max_lr * (frac / 0.05 if frac < 0.05 else 0.5 * (1 + math.cos(math.pi * frac)))
             batch = perm[k:k + 64]
-            xb = torch.from_numpy(np.stack([_augment(rng, x[i]) for i in batch])).permute(0, 3, 1, 2).float().div(255)
+            augmented = np.stack([_augment(rng, x[i], cut_share) for i in batch])
+            xb = torch.from_numpy(augmented).permute(0, 3, 1, 2).float().div(255)
             yb = torch.from_numpy(y[batch]).long()
             logits = net(xb)
             loss = _loss(logits, yb)
@@ -235,12 +281,13 @@ def train(data: list[Path], minutes: float, seed: int, out: Path, init: Path | N
         scores, report = [], []
         for k, path in enumerate(data):
             members = held_out & (source == k)
-            crop_accuracy, box_accuracy = _monitor(net, x[members], y[members], box[members])
+            crop_accuracy, box_accuracy, cut_accuracy = _monitor(net, x[members], y[members], box[members])
             score = box_accuracy if box_accuracy is not None else crop_accuracy
             if score is not None:
                 scores.append(score)
             name = f"{path.parent.name}/{path.name}"
-            report.append(f"{name} crops {_figure(crop_accuracy)} boxes {_figure(box_accuracy)}")
+            report.append(f"{name} crops {_figure(crop_accuracy)} boxes {_figure(box_accuracy)} "
+                          f"cut crops {_figure(cut_accuracy)}")
         accuracy = float(np.mean(scores)) if scores else 0.0  # nothing held out: the last epoch is kept
         print(f"epoch {epoch}: train {correct / max(seen, 1):.3f} monitor {accuracy:.3f} ({'; '.join(report)}) "
               f"({time.time() - started:.0f}s)", flush=True)
@@ -249,7 +296,7 @@ def train(data: list[Path], minutes: float, seed: int, out: Path, init: Path | N
             state = {k: v.half() if v.is_floating_point() else v for k, v in net.state_dict().items()}
             torch.save({"state_dict": state, "classes": INDEX_CLASSES, "size": INDEX_SIZE,
                         "meta": {"epoch": epoch, "monitor_accuracy": accuracy, "monitor": report,
-                                 "data": [str(p) for p in data]}}, out)
+                                 "data": [str(p) for p in data], "cut_share": cut_share}}, out)
     print(f"best monitor accuracy {best:.3f} -> {out}", flush=True)
     return best
 
@@ -264,8 +311,10 @@ def main(argv: list[str] | None = None) -> int:
     command.add_argument("--out", type=Path, default=MODEL_PATH)
     command.add_argument("--init", type=Path, help="start from this reader (a second training cycle)")
     command.add_argument("--max-lr", type=float, default=2e-3)
+    command.add_argument("--cut-share", type=float, default=CUT_SHARE,
+                         help=f"share of corners cut by the photo's edge beyond the rank (default {CUT_SHARE})")
     args = parser.parse_args(argv)
-    train(args.data, args.minutes, args.seed, args.out, args.init, args.max_lr)
+    train(args.data, args.minutes, args.seed, args.out, args.init, args.max_lr, args.cut_share)
     return 0
 
 
