@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from vision.card_corners import corner_crops
+from vision.card_corners import corner_crops, index_inside
 from vision.common import TRAIN_DIR, Row
 from vision.index_reader import (
     INDEX_CLASSES,
@@ -54,10 +54,11 @@ def test_the_monitor_scores_a_card_by_the_surer_corner_pair() -> None:
              _crop(king, 9), _crop(ace, 2), _crop(king, 9), _crop(ace, 2)]
     y = np.array([NOT_INDEX, ace, NOT_INDEX, ace] * 2)
     box = np.array([0] * 4 + [1] * 4)
-    crop_accuracy, card_accuracy, cut_accuracy = _monitor(_ReadsTheRedChannel(), np.stack(crops), y, box)
-    assert card_accuracy == 0.5
-    assert crop_accuracy == 1.0  # each labelled crop alone reads AS, however faintly
-    assert cut_accuracy == 1.0  # a crop of one colour cut by the photo's edge is the same crop
+    monitor = _monitor(_ReadsTheRedChannel(), np.stack(crops), y, box)
+    assert monitor.boxes == 0.5
+    assert monitor.crops == 1.0  # each labelled crop alone reads AS, however faintly
+    # a crop of one colour cut by the photo's edge is the same crop: this checks the wiring, not the cut (below)
+    assert monitor.cut == 1.0
 
 
 def _texture(shape: tuple[int, int], seed: int = 0) -> np.ndarray:
@@ -68,13 +69,14 @@ def _texture(shape: tuple[int, int], seed: int = 0) -> np.ndarray:
     return np.clip((smooth - smooth.mean()) * 6 + 128, 0, 255).astype(np.uint8)
 
 
-@pytest.mark.parametrize("edge_row", [150, 170, 200])
-def test_a_cut_corner_is_the_corner_the_photo_reader_crops_from_a_photo_cut_by_its_edge(edge_row) -> None:
+@pytest.mark.parametrize(("turn_deg", "edge_row"), [(30, 170), (30, 200), (-30, 135), (-30, 150)])
+def test_a_cut_corner_is_the_corner_the_photo_reader_crops_from_a_photo_cut_by_its_edge(turn_deg, edge_row) -> None:
     photo = _texture((700, 700))
-    px_per_mm, turn = 4.0, np.radians(30)  # a card 4 px/mm, turned 30 degrees
+    px_per_mm, turn = 4.0, np.radians(turn_deg)  # a card 4 px/mm, turned either way
     ex, ey = np.array([np.cos(turn), np.sin(turn)]), np.array([-np.sin(turn), np.cos(turn)])
     corner = np.array([250.0, 80.0])
     quad = np.float32([corner, corner + 252 * ex, corner + 252 * ex + 352 * ey, corner + 352 * ey])
+    assert index_inside(quad, photo[:edge_row].shape)[0]  # a corner the photo reader reads
     whole = corner_crops(photo, quad)[0].astype(int)
     cut_photo = corner_crops(photo[:edge_row], quad)[0].astype(int)  # the photo ends at edge_row
     # the photo's edge in the crop: its normal is the photo's y axis seen in the card's axes
@@ -86,17 +88,27 @@ def test_a_cut_corner_is_the_corner_the_photo_reader_crops_from_a_photo_cut_by_i
     assert np.abs(cut - cut_photo).mean() < 0.3 * np.abs(whole - cut_photo).mean()
 
 
-def test_a_cut_corner_keeps_its_rank_and_loses_some_of_the_rest() -> None:
+def test_a_cut_corner_keeps_its_rank_and_the_cards_corner_and_loses_some_of_the_rest() -> None:
     crop = _texture((INDEX_SIZE[1], INDEX_SIZE[0]), seed=3)
     px_per_mm = INDEX_SIZE[0] / (REGION_MM[2] - REGION_MM[0])
-    x1, y1 = ((np.array(RANK_MM[2:]) - REGION_MM[:2]) * px_per_mm).astype(int)
+    # the pixels wholly inside the rank, and the one at the card's corner
+    rx0, ry0 = np.ceil((np.array(RANK_MM[:2]) - REGION_MM[:2]) * px_per_mm).astype(int)
+    rx1, ry1 = np.floor((np.array(RANK_MM[2:]) - REGION_MM[:2]) * px_per_mm).astype(int)
+    cx, cy = np.floor(-np.array(REGION_MM[:2]) * px_per_mm).astype(int)
     rng = np.random.default_rng(0)
-    changed = 0
-    for _ in range(100):
+    changed, slants = 0, set()
+    for _ in range(200):
         cut = cut_corner(rng, crop)
-        np.testing.assert_array_equal(cut[:y1, :x1], crop[:y1, :x1])  # the rank and the card's corner are seen
-        changed += int((cut[y1:, x1:] != crop[y1:, x1:]).any())
-    assert changed >= 95
+        np.testing.assert_array_equal(cut[ry0:ry1, rx0:rx1], crop[ry0:ry1, rx0:rx1])
+        np.testing.assert_array_equal(cut[cy, cx], crop[cy, cx])
+        different = cut != crop
+        changed += int(different.any())
+        # which way the edge ran: cut only on the right, only below, or on both
+        right, below = different[:, rx1:].any(), different[ry1:, :].any()
+        slants.add((bool(right), bool(below)))
+    assert changed >= 190
+    # both ways a card may be turned against the photo's edge: cut below the rank only, and beside it only
+    assert {(True, False), (False, True), (True, True)} <= slants
 
 
 def _write_set(path, labels_per_box: list[int], monitor_every: int = 4, rendered: bool = False) -> None:

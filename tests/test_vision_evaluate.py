@@ -124,27 +124,44 @@ def test_a_models_folder_without_the_readers_weights_is_refused_naming_them(tmp_
 
     m = _manifest(tmp_path, ["images/a.jpg,3D,0,0,100,150"])
     candidate = tmp_path / "candidate"
+    assert main(["--manifest", str(m), "--models", str(candidate)]) == 2
+    assert f"{candidate}: not a folder" in capsys.readouterr().err
     candidate.mkdir()
     (candidate / "card_detector.pt").write_bytes(b"weights")  # two of the three files are missing
     assert main(["--manifest", str(m), "--models", str(candidate)]) == 2
     assert f"{candidate}: no card_identifier.pt, card_index.pt" in capsys.readouterr().err
 
 
-def test_the_reader_is_loaded_from_the_models_folder(tmp_path, capsys):
-    import shutil
-
+def _other_classes(path: Path) -> None:
+    """The weights at ``path`` saved again as a model of other classes."""
     import torch
+
+    checkpoint = torch.load(path, weights_only=False)
+    if path.name == "card_detector.pt":  # an ultralytics checkpoint: the classes are the model's names
+        checkpoint["model"].names = {0: "card_back", 1: "card_face", 2: "chip"}
+    else:
+        checkpoint["classes"] = list(checkpoint["classes"])[::-1]
+    torch.save(checkpoint, path)
+
+
+@pytest.mark.parametrize(("name", "spoil", "message"), [
+    ("card_detector.pt", _other_classes, "card_detector.pt: its classes ['card_back', 'card_face', 'chip'] are not"),
+    ("card_identifier.pt", _other_classes, "card_identifier.pt: its classes are not ID_CLASSES"),
+    ("card_index.pt", _other_classes, "card_index.pt: its classes are not this code's INDEX_CLASSES"),
+    ("card_index.pt", lambda path: path.write_bytes(b"not weights"), "cannot be loaded: UnpicklingError"),
+])
+def test_weights_the_reader_cannot_use_are_refused_naming_the_file(tmp_path, capsys, name, spoil, message):
+    import shutil
 
     from vision.evaluate import READER_FILES, main
 
     committed = Path(__file__).parents[1] / "models"
     candidate = tmp_path / "candidate"
     candidate.mkdir()
-    for name in READER_FILES:
-        shutil.copy(committed / name, candidate / name)
-    index_reader = torch.load(candidate / "card_index.pt", weights_only=False)
-    index_reader["classes"] = index_reader["classes"][:-1]  # a reader of other classes: only this folder has it
-    torch.save(index_reader, candidate / "card_index.pt")
+    for file in READER_FILES:
+        shutil.copy(committed / file, candidate / file)
+    spoil(candidate / name)  # only the candidate's folder has these weights: the reader was loaded from it
     m = _manifest(tmp_path, ["images/a.jpg,3D,0,0,100,150"])
     assert main(["--manifest", str(m), "--models", str(candidate)]) == 2
-    assert "card_index.pt: its classes are not this code's INDEX_CLASSES" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"the reader in {candidate} cannot be loaded" in err and message in err

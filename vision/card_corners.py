@@ -154,10 +154,10 @@ def index_inside(quad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     the part that must be seen for the corner to be read (``index_reader.RANK_MM``)."""
     h, w = shape[:2]
     x0, y0, x1, y1 = RANK_MM
-    index = np.float32([[[x0, y0], [x1, y0], [x1, y1], [x0, y1]]])
+    rank = np.float32([[[x0, y0], [x1, y0], [x1, y1], [x0, y1]]])
     inside = []
     for rotation in range(4):
-        points = cv2.perspectiveTransform(index, _card_to_image(quad, rotation))[0]
+        points = cv2.perspectiveTransform(rank, _card_to_image(quad, rotation))[0]
         inside.append(bool((points >= -2).all() and (points[:, 0] <= w + 1).all() and (points[:, 1] <= h + 1).all()))
     return np.array(inside)
 

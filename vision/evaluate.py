@@ -248,7 +248,8 @@ def main(argv: Iterable[str] | None = None) -> int:
     a = ap.parse_args(list(argv) if argv is not None else None)
     missing = [name for name in READER_FILES if not (a.models / name).is_file()]
     if missing:  # said before any model is loaded or image read
-        print(f"eval-vision: {a.models}: no {', '.join(missing)}", file=sys.stderr)
+        what = "not a folder" if not a.models.is_dir() else f"no {', '.join(missing)}"
+        print(f"eval-vision: {a.models}: {what}", file=sys.stderr)
         return 2
     if a.errata:
         try:  # a wrong errata file is said before any image is read
@@ -260,8 +261,8 @@ def main(argv: Iterable[str] | None = None) -> int:
 
     try:
         card_reader = CardReader(models=a.models)
-    except (OSError, ValueError, RuntimeError) as e:  # weights that are not this code's reader's
-        print(f"eval-vision: {a.models}: {e}", file=sys.stderr)
+    except Exception as e:  # weights that are not this code's reader's, or no weights at all
+        print(f"eval-vision: the reader in {a.models} cannot be loaded: {type(e).__name__}: {e}", file=sys.stderr)
         return 2
     if a.both:
         reader = _MemoReader(card_reader)

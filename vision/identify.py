@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.common import ID_CLASSES, MODELS, RANKS, SUITS, area_warp, split_card
+from vision.common import DET_CLASSES, ID_CLASSES, MODELS, RANKS, SUITS, area_warp, split_card
 from vision.index_reader import INDEX_CLASSES
 
 CROP = 96  # identifier input side
@@ -154,6 +154,9 @@ class CardReader:
         from vision.index_reader import IndexReader
 
         self.det = YOLO(str(models / "card_detector.pt"), task="detect")
+        if list(self.det.names.values()) != DET_CLASSES:  # ``read`` takes the detector's class 2 for a chip
+            raise ValueError(f"{models / 'card_detector.pt'}: its classes {list(self.det.names.values())} are not "
+                             f"{DET_CLASSES}")
         train_args = (getattr(self.det, "ckpt", None) or {}).get("train_args", {})
         self.imgsz = imgsz or int(train_args.get("imgsz", 320))
         self.idn, self.classes, self.crop = load_identifier(models / "card_identifier.pt")
@@ -161,6 +164,8 @@ class CardReader:
         self.tta = tta
         self.zoom_out = zoom_out
         self.index_reader = IndexReader(models / "card_index.pt") if corners else None
+        if corners and list(self.classes) != ID_CLASSES:  # the corner reading multiplies in INDEX_CLASSES' order
+            raise ValueError(f"{models / 'card_identifier.pt'}: its classes are not ID_CLASSES")
 
     def identify_crops(self, img: np.ndarray, boxes: list) -> np.ndarray:
         """Class probabilities (len(boxes) x len(classes)) for boxes in an RGB image (rotation TTA: 0/90/180/270)."""
@@ -189,8 +194,6 @@ class CardReader:
                 surest[k] = (corner, sureness)
         combined = probabilities.copy()
         known = len(INDEX_CLASSES)  # INDEX_CLASSES is ID_CLASSES without JOKER, in the same order
-        if list(self.classes) != ID_CLASSES:
-            raise ValueError(f"the identifier's classes are not ID_CLASSES: {self.classes}")
         for k, (corner, _sureness) in surest.items():
             combined[k, :known] *= corner
             combined[k, known:] *= 1.0 / known
@@ -257,7 +260,7 @@ class CardReader:
         out: list[Detection] = []
         pmap = dict(zip(card_idx, probs, strict=True))
         for i, (b, c, cf) in enumerate(zip(boxes, cls, confs, strict=True)):
-            kind = ("card_face", "card_back", "chip")[c]
+            kind = DET_CLASSES[c]
             if c == 2:
                 out.append(Detection("CHIP", tuple(b), float(cf), kind))
                 continue

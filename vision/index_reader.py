@@ -18,6 +18,7 @@ import math
 import sys
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -98,16 +99,22 @@ class IndexReader:
 
 def cut_corner(rng: np.random.Generator, crop: np.ndarray) -> np.ndarray:
     """``crop`` as the photo reader's ``corner_crops`` makes it of a card that the photo's edge cuts across beyond
-    its rank (``cut_across``): the edge at any slant that leaves the card's corner in the photo, anywhere between the
-    rank's far corner and the crop's."""
-    slant = rng.uniform(0, np.pi / 2)
+    its rank (``cut_across``): a straight edge, its normal anywhere from up-right to down-left (beyond those the
+    only part of the crop it could cut is the margin above or left of the card), anywhere between the furthest
+    point of the rank and the card's corner along that normal and the crop's furthest corner. Under perspective or
+    a squeezed photo the real repeat runs along the photo's axes, not quite across the edge: close enough here."""
+    slant = rng.uniform(-np.pi / 4, 3 * np.pi / 4)
     normal = np.array([np.cos(slant), np.sin(slant)])
     px_per_mm = crop.shape[1] / (REGION_MM[2] - REGION_MM[0])
 
-    def along_normal(point_mm) -> float:  # crop pixels from the crop's top-left
-        return float(normal @ ((np.asarray(point_mm) - REGION_MM[:2]) * px_per_mm))
+    def furthest(points_mm) -> float:  # crop pixels along the normal from the crop's top-left
+        return float(max(normal @ ((np.asarray(point) - REGION_MM[:2]) * px_per_mm) for point in points_mm))
 
-    return cut_across(crop, slant, rng.uniform(along_normal(RANK_MM[2:]), along_normal(REGION_MM[2:])))
+    x0, y0, x1, y1 = RANK_MM
+    kept = furthest([(0.0, 0.0), (x0, y0), (x1, y0), (x1, y1), (x0, y1)])  # the card's corner and its rank
+    rx0, ry0, rx1, ry1 = REGION_MM
+    end = furthest([(rx0, ry0), (rx1, ry0), (rx1, ry1), (rx0, ry1)])
+    return cut_across(crop, slant, rng.uniform(kept, end))
 
 
 def cut_across(crop: np.ndarray, slant: float, line: float) -> np.ndarray:
@@ -192,10 +199,15 @@ def cut_monitor_crops(x: np.ndarray, seed: int = 0) -> np.ndarray:
     return np.stack([cut_corner(rng, crop) for crop in x]) if len(x) else x
 
 
-def _monitor(net, x: np.ndarray, y: np.ndarray, box: np.ndarray) -> tuple[float | None, float | None, float | None]:
-    """(accuracy over the labelled crops, accuracy over the photographed boxes read as the photo reader reads them —
-    the surer pair of opposite corners, accuracy over the labelled crops cut by the photo's edge beyond their rank),
-    each None where there is nothing to score."""
+class Monitor(NamedTuple):
+    """A reader's accuracies on held-out crops, each None where there is nothing to score."""
+
+    crops: float | None  # over the labelled crops
+    boxes: float | None  # over the photographed boxes read as the photo reader reads them (the surer corner pair)
+    cut: float | None  # over the labelled crops cut by the photo's edge beyond their rank (``cut_monitor_crops``)
+
+
+def _monitor(net, x: np.ndarray, y: np.ndarray, box: np.ndarray) -> Monitor:
     from vision.card_corners import index_probabilities
 
     p = _probabilities(net, x)
@@ -213,7 +225,7 @@ def _monitor(net, x: np.ndarray, y: np.ndarray, box: np.ndarray) -> tuple[float 
             continue
         right += int(index_probabilities(p[members]).argmax() == truth[0])
         total += 1
-    return crop_accuracy, (right / total if total else None), cut_accuracy
+    return Monitor(crop_accuracy, right / total if total else None, cut_accuracy)
 
 
 def _figure(value: float | None) -> str:
@@ -281,13 +293,13 @@ def train(data: list[Path], minutes: float, seed: int, out: Path, init: Path | N
         scores, report = [], []
         for k, path in enumerate(data):
             members = held_out & (source == k)
-            crop_accuracy, box_accuracy, cut_accuracy = _monitor(net, x[members], y[members], box[members])
-            score = box_accuracy if box_accuracy is not None else crop_accuracy
+            monitor = _monitor(net, x[members], y[members], box[members])
+            score = monitor.boxes if monitor.boxes is not None else monitor.crops
             if score is not None:
                 scores.append(score)
             name = f"{path.parent.name}/{path.name}"
-            report.append(f"{name} crops {_figure(crop_accuracy)} boxes {_figure(box_accuracy)} "
-                          f"cut crops {_figure(cut_accuracy)}")
+            report.append(f"{name} crops {_figure(monitor.crops)} boxes {_figure(monitor.boxes)} "
+                          f"cut crops {_figure(monitor.cut)}")
         accuracy = float(np.mean(scores)) if scores else 0.0  # nothing held out: the last epoch is kept
         print(f"epoch {epoch}: train {correct / max(seen, 1):.3f} monitor {accuracy:.3f} ({'; '.join(report)}) "
               f"({time.time() - started:.0f}s)", flush=True)
