@@ -154,7 +154,7 @@ class CardReader:
         from vision.index_reader import IndexReader
 
         self.det = YOLO(str(models / "card_detector.pt"), task="detect")
-        if list(self.det.names.values()) != DET_CLASSES:  # ``read`` takes the detector's class 2 for a chip
+        if list(self.det.names.values()) != DET_CLASSES:  # ``read`` names each box by DET_CLASSES
             raise ValueError(f"{models / 'card_detector.pt'}: its classes {list(self.det.names.values())} are not "
                              f"{DET_CLASSES}")
         train_args = (getattr(self.det, "ckpt", None) or {}).get("train_args", {})
@@ -261,7 +261,7 @@ class CardReader:
         pmap = dict(zip(card_idx, probs, strict=True))
         for i, (b, c, cf) in enumerate(zip(boxes, cls, confs, strict=True)):
             kind = DET_CLASSES[c]
-            if c == 2:
+            if kind == "chip":
                 out.append(Detection("CHIP", tuple(b), float(cf), kind))
                 continue
             p = pmap[i]

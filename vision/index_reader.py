@@ -107,14 +107,13 @@ def cut_corner(rng: np.random.Generator, crop: np.ndarray) -> np.ndarray:
     normal = np.array([np.cos(slant), np.sin(slant)])
     px_per_mm = crop.shape[1] / (REGION_MM[2] - REGION_MM[0])
 
-    def furthest(points_mm) -> float:  # crop pixels along the normal from the crop's top-left
-        return float(max(normal @ ((np.asarray(point) - REGION_MM[:2]) * px_per_mm) for point in points_mm))
+    def furthest(x0: float, y0: float, x1: float, y1: float) -> float:
+        """The rectangle's (mm on the card) furthest corner along the normal, in crop pixels from its top-left."""
+        corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]) - REGION_MM[:2]
+        return float((corners * px_per_mm @ normal).max())
 
-    x0, y0, x1, y1 = RANK_MM
-    kept = furthest([(0.0, 0.0), (x0, y0), (x1, y0), (x1, y1), (x0, y1)])  # the card's corner and its rank
-    rx0, ry0, rx1, ry1 = REGION_MM
-    end = furthest([(rx0, ry0), (rx1, ry0), (rx1, ry1), (rx0, ry1)])
-    return cut_across(crop, slant, rng.uniform(kept, end))
+    kept = max(furthest(*RANK_MM), furthest(0.0, 0.0, 0.0, 0.0))  # the rank and the card's corner
+    return cut_across(crop, slant, rng.uniform(kept, furthest(*REGION_MM)))
 
 
 def cut_across(crop: np.ndarray, slant: float, line: float) -> np.ndarray:
