@@ -95,13 +95,15 @@ def buttons(envelopes, name: str) -> list[int]:
 
 
 def drive(stack, envelopes, upto: int) -> None:
-    """Send envelopes[:upto] (the engine's subscription may still be joining: resend the first until recorded)."""
+    """Send envelopes[:upto] (the engine's subscription may still be joining: resend the first until recorded),
+    then wait until the engine has acted on them: it records a whole batch before it acts on any of it."""
     store = stack["store"]
     if store.last_id == 0:
         assert wait_until(lambda: (stack["send"](envelopes[0]), store.last_id >= 1)[1], timeout=10)
     for envelope in envelopes[store.last_id:upto]:
         stack["send"](envelope)
     assert wait_until(lambda: store.last_id >= upto, timeout=20)
+    assert wait_until(lambda: stack["engine"].acted_id >= upto, timeout=20)
 
 
 def test_the_croupier_display_follows_a_coup(stack):
