@@ -25,7 +25,7 @@ from vision.index_reader import (
     cut_corner,
     train,
 )
-from vision.photo_corners import build, is_monitor, mirrored_photos, scenes
+from vision.photo_corners import MONITOR_EVERY, build, is_monitor, mirrored_photos, resplit, scenes
 
 
 class _ReadsTheRedChannel:
@@ -221,3 +221,21 @@ def test_photo_corners_label_the_pair_the_given_reader_reads_the_card_from(tmp_p
     for k, photo in enumerate(data["photos"]):
         flags = set(data["monitor"][data["photo"] == k].tolist())
         assert flags == {is_monitor(str(photo))}  # each photo is its own scene here
+    # A wider held-out split of the same crops: each photo's crops follow its scene, nothing else changes.
+    for shares in (1, 3, 7):
+        counts = resplit(tmp_path / "corners.npz", tmp_path / f"corners_{shares}.npz", shares, root=root)
+        wider = np.load(tmp_path / f"corners_{shares}.npz")
+        for key in ("x", "y", "box", "photo", "photos"):
+            assert np.array_equal(wider[key], data[key]), key
+        for k, photo in enumerate(data["photos"]):
+            assert set(wider["monitor"][data["photo"] == k].tolist()) == {is_monitor(str(photo), shares)}
+        assert counts["monitor_crops"] == int(wider["monitor"].sum())
+    assert np.array_equal(np.load(tmp_path / "corners_1.npz")["monitor"], data["monitor"])
+
+
+def test_a_wider_held_out_split_keeps_the_usual_one_and_holds_out_its_share() -> None:
+    names = [f"IMG_{n}" for n in range(4000)]
+    for shares in range(1, MONITOR_EVERY):
+        held_out = {name for name in names if is_monitor(name, shares)}
+        assert {name for name in names if is_monitor(name)} <= held_out
+        assert abs(len(held_out) / len(names) - shares / MONITOR_EVERY) < 0.03, shares

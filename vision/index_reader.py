@@ -246,14 +246,14 @@ def _loss(logits, y):
 
 
 def train(data: list[Path], minutes: float, seed: int, out: Path, init: Path | None = None,
-          max_lr: float = 2e-3, cut_share: float = CUT_SHARE) -> float:
+          max_lr: float = 2e-3, cut_share: float = CUT_SHARE, threads: int = 2) -> float:
     """Trains until ``minutes`` have passed (a cosine learning rate over that time) and keeps the epoch whose
     monitors score best (the mean over the data sets; a photographed set scores its boxes; the cut crops are shown,
     not scored). Returns that score."""
     import torch
 
     torch.manual_seed(seed)
-    torch.set_num_threads(2)
+    torch.set_num_threads(threads)
     rng = np.random.default_rng(seed)
     x, y, held_out, box, source = _load(data, rng)
     train_idx = np.flatnonzero(~held_out)
@@ -324,8 +324,10 @@ def main(argv: list[str] | None = None) -> int:
     command.add_argument("--max-lr", type=float, default=2e-3)
     command.add_argument("--cut-share", type=float, default=CUT_SHARE,
                          help=f"share of corners cut by the photo's edge beyond the rank (default {CUT_SHARE})")
+    command.add_argument("--threads", type=int, default=2,
+                         help="torch's CPU threads (1 each for two trainings side by side on 2 cores)")
     args = parser.parse_args(argv)
-    train(args.data, args.minutes, args.seed, args.out, args.init, args.max_lr, args.cut_share)
+    train(args.data, args.minutes, args.seed, args.out, args.init, args.max_lr, args.cut_share, args.threads)
     return 0
 
 

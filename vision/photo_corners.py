@@ -45,8 +45,10 @@ MONITOR_EVERY = 8
 BURST_GAP = 3
 
 
-def is_monitor(scene: str) -> bool:
-    return int(hashlib.sha256(scene.encode()).hexdigest(), 16) % MONITOR_EVERY == 0
+def is_monitor(scene: str, shares: int = 1) -> bool:
+    """Whether a scene is held out: ``shares`` scenes in ``MONITOR_EVERY`` are (one, the readers' usual monitor;
+    more for a comparison that needs a larger held-out set: the usual one's scenes are always among them)."""
+    return int(hashlib.sha256(scene.encode()).hexdigest(), 16) % MONITOR_EVERY < shares
 
 
 def _shot(source_photo: str) -> tuple[str, int]:
@@ -70,11 +72,24 @@ def scenes(sources_csv: Path, manifest: dict) -> dict[str, str]:
     return scene_of
 
 
-def held_out_photos(root: Path, manifest: dict) -> set[str]:
-    """The photos of the held-out scenes (one scene in ``MONITOR_EVERY``): every reader's monitor, never trained
-    on (the index reader's photographed corners, the photo detector)."""
+def held_out_photos(root: Path, manifest: dict, shares: int = 1) -> set[str]:
+    """The photos of the held-out scenes (``shares`` scenes in ``MONITOR_EVERY``; one: every reader's monitor,
+    never trained on by the index reader's photographed corners nor the photo detector)."""
     scene_of = scenes(root / "sources.csv", manifest)
-    return {image for image in manifest if is_monitor(scene_of.get(image, image))}
+    return {image for image in manifest if is_monitor(scene_of.get(image, image), shares)}
+
+
+def resplit(data: Path, out: Path, shares: int, root: Path = TRAIN_DIR) -> dict[str, int]:
+    """A copy of a built corners file whose monitor is ``shares`` scenes in ``MONITOR_EVERY`` (same crops)."""
+    held_out = held_out_photos(root, read_manifest(root / "manifest.csv"), shares)
+    with np.load(data) as loaded:
+        arrays = {key: loaded[key] for key in loaded.files}
+    photo_held_out = np.array([str(name) in held_out for name in arrays["photos"]])
+    arrays["monitor"] = photo_held_out[arrays["photo"]]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(out, **arrays)
+    return {"photos": len(arrays["photos"]), "monitor_photos": int(photo_held_out.sum()),
+            "crops": len(arrays["y"]), "monitor_crops": int(arrays["monitor"].sum())}
 
 
 def mirrored_photos(sources_csv: Path) -> set[str]:
@@ -184,10 +199,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("build/vision/photo_corners.npz"))
     parser.add_argument("--jitters", type=int, default=1, help="extra jittered boxes per labelled card")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--reader", type=Path, required=True,
+    parser.add_argument("--reader", type=Path,
                         help="the index reader that picks each card's index pair: one not trained on these crops")
+    parser.add_argument("--resplit", type=Path, metavar="BUILT",
+                        help="do not cut anything: copy this built file to --out with a monitor of --shares scenes")
+    parser.add_argument("--shares", type=int, default=1, help=f"held-out scenes in {MONITOR_EVERY} (with --resplit)")
     args = parser.parse_args(argv)
-    counts = build(args.out, args.jitters, args.seed, IndexReader(args.reader))
+    if args.resplit:
+        if not 1 <= args.shares < MONITOR_EVERY:
+            parser.error(f"--shares must be 1 to {MONITOR_EVERY - 1}, not {args.shares}")
+        if not args.resplit.is_file():
+            parser.error(f"--resplit {args.resplit}: no such file")
+        counts = resplit(args.resplit, args.out, args.shares)
+    elif args.reader is None:
+        parser.error("--reader is required to build the corners (or --resplit a built file)")
+    else:
+        counts = build(args.out, args.jitters, args.seed, IndexReader(args.reader))
     print(f"{counts} -> {args.out}", flush=True)
     return 0
 

@@ -74,7 +74,7 @@ def prep_detector(synth: list[Path], out: Path, hold_out_scenes: bool = True) ->
     return yaml
 
 
-def write_monitor_manifest(out: Path) -> int:
+def write_monitor_manifest(out: Path, shares: int = 1) -> int:
     """A manifest (the real sets' format, absolute image paths) of the train photos' held-out scenes, which
     ``prep-detector`` leaves out of training: ``stud-table eval-vision --manifest`` then scores the whole photo
     reader on real photos that are not the validation set. Returns the number of images."""
@@ -83,7 +83,7 @@ def write_monitor_manifest(out: Path) -> int:
     from vision.photo_corners import held_out_photos
 
     man = read_manifest(TRAIN_DIR / "manifest.csv")
-    held_out = sorted(held_out_photos(TRAIN_DIR, man))
+    held_out = sorted(held_out_photos(TRAIN_DIR, man, shares))
     out.parent.mkdir(parents=True, exist_ok=True)
     with open(out, "w", newline="") as f:
         writer = csv.writer(f)
@@ -166,6 +166,9 @@ def main(argv: list[str] | None = None) -> None:
                    help="monitor on photos also trained on (sessions 2-4) instead of held-out scenes")
     p = sub.add_parser("monitor-manifest", help="write the held-out train scenes as a manifest for eval-vision")
     p.add_argument("--out", type=Path, default=BUILD / "held_out_scenes.csv")
+    p.add_argument("--shares", type=int, default=1,
+                   help="held-out scenes in 8 (1: the scenes no reader trains on; more: a larger set for comparing "
+                        "two readers trained alike without them)")
     p = sub.add_parser("detector")
     p.add_argument("--model", default="yolo11n.yaml")
     p.add_argument("--resume-from", default=None)
@@ -198,7 +201,7 @@ def main(argv: list[str] | None = None) -> None:
     if a.cmd == "prep-detector":
         prep_detector(a.synth, BUILD / "det", hold_out_scenes=not a.monitor_trained_on)
     elif a.cmd == "monitor-manifest":
-        print(f"{write_monitor_manifest(a.out)} held-out train photos -> {a.out}")
+        print(f"{write_monitor_manifest(a.out, a.shares)} held-out train photos -> {a.out}")
     elif a.cmd == "detector":
         train_detector(a)
     elif a.cmd == "identifier":
