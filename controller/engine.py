@@ -298,11 +298,12 @@ class Engine:
 
     def _act(self, event_id: int, envelope: Envelope, publish: bool) -> Outcome:
         if isinstance(envelope.body, EvidenceSaved):
-            return self._link_evidence(envelope.body, publish)
+            outcome = self._link_evidence(envelope.body, publish)
+            self.acted_id = event_id
+            return outcome
         table = self.referee.table
         coup = table.coup.number
         outcome = self.referee.handle(envelope)
-        self.acted_id = event_id
         if outcome.operation is not None and outcome.refused is None:
             self._coup_first_event.setdefault(coup, event_id)
         for ordinal, flag in enumerate(outcome.flags):
@@ -326,6 +327,7 @@ class Engine:
                                                                flag.seat, flag.detail, event_id))
             if settled is not None:
                 self.publisher.publish("core.payouts", CoupSettled(coup, settled))
+        self.acted_id = event_id  # last: its flags and coup recorded, its messages out
         return outcome
 
     def _link_evidence(self, saved: EvidenceSaved, publish: bool) -> Outcome:

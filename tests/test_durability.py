@@ -73,6 +73,9 @@ def test_sigkill_at_random_moments_loses_no_recorded_event(tmp_path):
     kill_points = sorted(rng.sample(range(10, len(envelopes) - 10), 8))
     engine = _start_engine(config)
     kills, resumed_checks = 0, 0
+    # What the engine had recorded at its first reply since it (re)started: until it records more, its subscription
+    # may still be joining the proxy and part of a burst could be lost (a gap, not a crash's loss): one event at a time.
+    recorded_at_start = 0
     try:
         deadline = time.monotonic() + 240
         recorded = 0
@@ -91,7 +94,11 @@ def test_sigkill_at_random_moments_loses_no_recorded_event(tmp_path):
                 assert state["operations"] == len(replica.table.log)
                 assert state["coup"] == replica.table.coup.number and state["phase"] == replica.table.phase.value
                 resumed_checks = kills
-            for topic, envelope in envelopes[recorded:recorded + rng.randint(1, 30)]:
+                recorded_at_start = recorded
+            burst = rng.randint(1, 30)  # drawn every round all the same: the seed's kill moments stay as they were
+            if recorded <= recorded_at_start:
+                burst = 1
+            for topic, envelope in envelopes[recorded:recorded + burst]:
                 send(raw, topic, envelope)
             if kills < len(kill_points) and recorded >= kill_points[kills]:
                 time.sleep(rng.uniform(0, 0.02))

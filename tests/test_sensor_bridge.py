@@ -33,7 +33,7 @@ snapshot = "ipc://snap.sock"
 
 [gpio.no_more_bets]
 pin = 17
-bounce_time = 0.01
+bounce_time = 0.1  # long next to a stall of this busy thread: two stalls could fake two presses
 [gpio.tower_light]
 pin = 5
 

@@ -24,6 +24,7 @@ from controller.web.app import create_app
 
 pytestmark = pytest.mark.browser
 playwright_api = pytest.importorskip("playwright.sync_api")
+playwright_api.expect.set_options(timeout=15_000)  # engine -> proxy -> follower -> SSE -> page, on a loaded machine
 uvicorn = pytest.importorskip("uvicorn")
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -49,6 +50,9 @@ def stack(tmp_path_factory):
     proxy = Proxy(config.bus_publish, config.bus_subscribe)
     store = EventStore(config.store_path, config.evidence_dir)
     engine = Engine(config.rules, store, context, config.bus_subscribe, config.bus_publish, config.bus_snapshot)
+    # The test's raw publisher sends no heartbeats: without this the engine would reconnect after 3.5 s of quiet
+    # between two drives, and a burst sent in that instant would be lost at the proxy.
+    engine.subscriber.silence_ms = 10**9
     engine_thread = threading.Thread(target=engine.run, daemon=True)
     engine_thread.start()
     app = create_app(config, review_db_path=folder / "review.sqlite", key_path=folder / "table.key",
