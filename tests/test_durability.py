@@ -95,7 +95,7 @@ def test_sigkill_at_random_moments_loses_no_recorded_event(tmp_path):
                 assert state["coup"] == replica.table.coup.number and state["phase"] == replica.table.phase.value
                 resumed_checks = kills
                 recorded_at_start = recorded
-            burst = rng.randint(1, 30)  # drawn every round all the same: the seed's kill moments stay as they were
+            burst = rng.randint(1, 30)  # drawn every round, one burst or not: the draws stay in step with the rounds
             if recorded <= recorded_at_start:
                 burst = 1
             for topic, envelope in envelopes[recorded:recorded + burst]:

@@ -211,6 +211,8 @@ def main(argv: list[str] | None = None) -> int:
         if not args.resplit.is_file():
             parser.error(f"--resplit {args.resplit}: no such file")
         counts = resplit(args.resplit, args.out, args.shares)
+    elif args.shares != 1:
+        parser.error("--shares goes with --resplit: a corners file is built with the usual split")
     elif args.reader is None:
         parser.error("--reader is required to build the corners (or --resplit a built file)")
     else:

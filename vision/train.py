@@ -75,12 +75,17 @@ def prep_detector(synth: list[Path], out: Path, hold_out_scenes: bool = True) ->
 
 
 def write_monitor_manifest(out: Path, shares: int = 1) -> int:
-    """A manifest (the real sets' format, absolute image paths) of the train photos' held-out scenes, which
-    ``prep-detector`` leaves out of training: ``stud-table eval-vision --manifest`` then scores the whole photo
-    reader on real photos that are not the validation set. Returns the number of images."""
+    """A manifest (the real sets' format, absolute image paths) of the train photos' held-out scenes: with
+    ``shares`` 1, those that ``prep-detector`` and every reader leave out of training; with more, also scenes the
+    committed detector and identifier trained on (for comparing two index readers trained alike without them).
+    ``stud-table eval-vision --manifest`` then scores the whole photo reader on real photos that are not the
+    validation set. Returns the number of images."""
     import csv
 
-    from vision.photo_corners import held_out_photos
+    from vision.photo_corners import MONITOR_EVERY, held_out_photos
+
+    if not 1 <= shares < MONITOR_EVERY:
+        raise ValueError(f"shares must be 1 to {MONITOR_EVERY - 1}, not {shares}")
 
     man = read_manifest(TRAIN_DIR / "manifest.csv")
     held_out = sorted(held_out_photos(TRAIN_DIR, man, shares))
@@ -201,7 +206,10 @@ def main(argv: list[str] | None = None) -> None:
     if a.cmd == "prep-detector":
         prep_detector(a.synth, BUILD / "det", hold_out_scenes=not a.monitor_trained_on)
     elif a.cmd == "monitor-manifest":
-        print(f"{write_monitor_manifest(a.out, a.shares)} held-out train photos -> {a.out}")
+        try:
+            print(f"{write_monitor_manifest(a.out, a.shares)} held-out train photos -> {a.out}")
+        except ValueError as error:
+            ap.error(f"--shares: {error}")
     elif a.cmd == "detector":
         train_detector(a)
     elif a.cmd == "identifier":

@@ -4,6 +4,9 @@ Subscribe to ``core.`` first, then ask the engine for a snapshot: the state and
 the sequence number it stands at. Updates at or below that number are already
 in the snapshot and are skipped; the next ones apply in order. No gap, no
 duplicate, and a display that reloads shows the true table state at once.
+A subscription reaches the proxy some time after it is made: an update published
+in between is missed, which the next one's number shows (a gap); the follower
+then takes a new snapshot.
 """
 
 from __future__ import annotations
@@ -40,12 +43,17 @@ class TableFollower:
 
     def __init__(self, context: zmq.Context, subscribe_endpoint: str, snapshot_endpoint: str) -> None:
         self.subscriber = Subscriber(context, subscribe_endpoint, ("core.",))
-        snapshot = request_snapshot(context, snapshot_endpoint)
-        self.engine = snapshot["publisher"]
-        self.instance = snapshot["instance"]
-        self.seq = snapshot["seq"]
-        self.state: dict[str, Any] = snapshot["state"]
+        self._context, self._snapshot_endpoint = context, snapshot_endpoint
         self.skipped = 0
+        self.resyncs = 0  # snapshots taken again after a missed update
+        self._take_snapshot()
+
+    def _take_snapshot(self) -> None:
+        snapshot = request_snapshot(self._context, self._snapshot_endpoint)
+        self.engine: str = snapshot["publisher"]
+        self.instance: str = snapshot["instance"]
+        self.seq: int = snapshot["seq"]
+        self.state: dict[str, Any] = snapshot["state"]
 
     def poll(self, timeout_ms: int) -> Envelope | None:
         """Apply the next update; return it (None if nothing new came)."""
@@ -53,12 +61,19 @@ class TableFollower:
         if message is None:
             return None
         _topic, envelope = message
-        if envelope.publisher == self.engine and envelope.instance != self.instance:
-            self.instance, self.seq = envelope.instance, 0  # the engine restarted: its numbering starts again
-        if envelope.publisher == self.engine and envelope.seq <= self.seq:
-            self.skipped += 1  # already in the snapshot
-            return None
         if envelope.publisher == self.engine:
+            if envelope.instance != self.instance:
+                self.instance, self.seq = envelope.instance, 0  # the engine restarted: its numbering starts again
+            if envelope.seq <= self.seq:
+                self.skipped += 1  # already in the snapshot
+                return None
+            if envelope.seq > self.seq + 1:
+                # An update was missed (the subscription reached the proxy only after the snapshot, or the engine
+                # restarted before it did): the engine's heartbeats number on, so the gap shows within a second.
+                self.resyncs += 1
+                self._take_snapshot()
+                if envelope.seq <= self.seq or envelope.instance != self.instance:
+                    return envelope  # the new snapshot holds it
             self.seq = envelope.seq
         if isinstance(envelope.body, TableState):
             self.state = envelope.body.state
