@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import threading
+from contextlib import contextmanager
 
 import msgspec
 import pytest
@@ -179,16 +180,30 @@ def test_a_silent_publisher_is_reported_gone_then_back(bus):
     subscriber.close()
 
 
-def test_a_late_joiner_gets_the_snapshot_then_every_update_without_gap_or_duplicate(bus, tmp_path):
+@contextmanager
+def _running_engine(bus, rules, tmp_path):
+    """An engine on the bus in a thread, its store, and a raw publisher to play recorded events through it."""
     context, publish, subscribe, snapshot = bus
-    rules = rules_for("fr-2007", bonus=True, card_purchase=True)
-    reference, envelopes = simulated(rules, seed=5, coups=3)
     store = EventStore(tmp_path / "events.sqlite")
     engine = Engine(rules, store, context, subscribe, publish, snapshot)
     running = threading.Thread(target=engine.run)
     running.start()
     raw = raw_publisher(context, publish)
     try:
+        yield engine, store, raw
+    finally:
+        engine.stop()
+        running.join()
+        engine.close()
+        raw.close()
+        store.close()
+
+
+def test_a_late_joiner_gets_the_snapshot_then_every_update_without_gap_or_duplicate(bus, tmp_path):
+    context, publish, subscribe, snapshot = bus
+    rules = rules_for("fr-2007", bonus=True, card_purchase=True)
+    reference, envelopes = simulated(rules, seed=5, coups=3)
+    with _running_engine(bus, rules, tmp_path) as (engine, store, raw):
         probe = Subscriber(context, subscribe, ("core.",))
         assert wait_until(lambda: probe.receive(50) is not None)  # the engine's heartbeat: the bus is up
         half = len(envelopes) // 2
@@ -207,12 +222,6 @@ def test_a_late_joiner_gets_the_snapshot_then_every_update_without_gap_or_duplic
         assert follower.state == msgspec.to_builtins(engine.state())
         assert follower.state["coups_settled"] == 3
         assert follower.state["last_settlement"]["house_net"] == reference.settlements[-1].house_net
-    finally:
-        engine.stop()
-        running.join()
-        engine.close()
-        raw.close()
-        store.close()
 
 
 def test_a_follower_that_missed_updates_takes_a_new_snapshot(bus, tmp_path):
@@ -221,12 +230,7 @@ def test_a_follower_that_missed_updates_takes_a_new_snapshot(bus, tmp_path):
     context, publish, subscribe, snapshot = bus
     rules = rules_for("fr-2007", bonus=True, card_purchase=True)
     reference, envelopes = simulated(rules, seed=5, coups=1)
-    store = EventStore(tmp_path / "events.sqlite")
-    engine = Engine(rules, store, context, subscribe, publish, snapshot)
-    running = threading.Thread(target=engine.run)
-    running.start()
-    raw = raw_publisher(context, publish)
-    try:
+    with _running_engine(bus, rules, tmp_path) as (engine, store, raw):
         follower = TableFollower(context, subscribe, snapshot)
         assert wait_until(lambda: follower.poll(50) is not None, timeout=10)  # its subscription is at the proxy
         follower.subscriber.socket.setsockopt(zmq.UNSUBSCRIBE, b"core.")
@@ -243,12 +247,6 @@ def test_a_follower_that_missed_updates_takes_a_new_snapshot(bus, tmp_path):
         assert follower.resyncs >= 1
         assert follower.state == msgspec.to_builtins(engine.state())
         assert follower.state["coups_settled"] == 1
-    finally:
-        engine.stop()
-        running.join()
-        engine.close()
-        raw.close()
-        store.close()
 
 
 def test_the_engine_counts_an_evidence_event_as_acted_on(bus, tmp_path):

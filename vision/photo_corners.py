@@ -75,6 +75,8 @@ def scenes(sources_csv: Path, manifest: dict) -> dict[str, str]:
 def held_out_photos(root: Path, manifest: dict, shares: int = 1) -> set[str]:
     """The photos of the held-out scenes (``shares`` scenes in ``MONITOR_EVERY``; one: every reader's monitor,
     never trained on by the index reader's photographed corners nor the photo detector)."""
+    if not 1 <= shares < MONITOR_EVERY:
+        raise ValueError(f"--shares must be 1 to {MONITOR_EVERY - 1}, not {shares}")
     scene_of = scenes(root / "sources.csv", manifest)
     return {image for image in manifest if is_monitor(scene_of.get(image, image), shares)}
 
@@ -206,11 +208,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shares", type=int, default=1, help=f"held-out scenes in {MONITOR_EVERY} (with --resplit)")
     args = parser.parse_args(argv)
     if args.resplit:
-        if not 1 <= args.shares < MONITOR_EVERY:
-            parser.error(f"--shares must be 1 to {MONITOR_EVERY - 1}, not {args.shares}")
         if not args.resplit.is_file():
             parser.error(f"--resplit {args.resplit}: no such file")
-        counts = resplit(args.resplit, args.out, args.shares)
+        try:
+            counts = resplit(args.resplit, args.out, args.shares)
+        except ValueError as error:
+            parser.error(str(error))
     elif args.shares != 1:
         parser.error("--shares goes with --resplit: a corners file is built with the usual split")
     elif args.reader is None:
