@@ -181,3 +181,34 @@ def test_identifier_training_crops_average_fine_print_as_the_reader_s_crops_do()
         weights = out[ys, xs]
         assert abs(np.average(xs, weights=weights) - expected_x) < 0.3, (angle, shift)
         assert abs(np.average(ys, weights=weights) - centre) < 0.3, (angle, shift)
+
+
+def test_pile_scenes_leave_cards_mostly_hidden_under_others(textures) -> None:
+    """Piles of cards slightly shifted (a stud hand; val's piles of backs) show the cards under the top one as
+    slivers: boxes mostly inside another card's box."""
+    from vision import synth
+
+    def hidden_and_backs(pile_share: float) -> tuple[int, int]:
+        hidden = backs = 0
+        for seed in range(30):
+            _img, boxes = synth.make_scene(np.random.default_rng([7, seed]), textures, 320, n_cards=6, n_chips=0,
+                                           pile_share=pile_share)
+            for k, (label, (x1, y1, x2, y2)) in enumerate(boxes):
+                area = (x2 - x1) * (y2 - y1)
+                inside = max((max(0.0, min(x2, b[2]) - max(x1, b[0])) * max(0.0, min(y2, b[3]) - max(y1, b[1]))
+                              for j, (_, b) in enumerate(boxes) if j != k), default=0.0)
+                hidden += inside > 0.6 * area
+                backs += label == "BACK"
+        return hidden, backs
+
+    (hidden, backs), (hidden_before, backs_before) = hidden_and_backs(1.0), hidden_and_backs(0.0)
+    assert hidden > 2 * hidden_before + 20, (hidden, hidden_before)
+    assert backs > backs_before  # most piles are hands dealt face down
+
+
+def test_synth_refuses_a_pile_share_outside_0_to_1(capsys) -> None:
+    from vision import synth
+
+    with pytest.raises(SystemExit):
+        synth.main(["--pile-share", "1.5", "--n", "0"])
+    assert "--pile-share 1.5" in capsys.readouterr().err

@@ -51,6 +51,9 @@ FOIL_SHARE = 0.12  # faces printed on gold or silver foil
 EDGE_CUT_SHARE = 0.15  # scattered cards placed anywhere, the image's edge cutting them
 # rows and grids framed too tight: the photo's edge cuts the outer cards, down to a sliver (val's misses, session 8)
 LAYOUT_OVERFLOW_SHARE = 0.35
+# scenes whose cards lie in piles of 2-5 « légèrement décalées » (a stud hand; the piles of backs whose slivers the
+# detector missed, session 10). 0 by default: a share drawn from the generator would change every seed's scenes.
+PILE_SHARE = 0.0
 
 CHIP_COLOURS = {
     "CHIP-RED": (200, 30, 35),
@@ -294,8 +297,9 @@ def _warp_rgba(tex: np.ndarray, quad: np.ndarray, size: int) -> np.ndarray:
     )
 
 
-def _card_quad(rng: np.random.Generator, cx: float, cy: float, hgt: float, aspect: float, tilt: float) -> np.ndarray:
-    ang = rng.uniform(0, 2 * np.pi)
+def _card_quad(rng: np.random.Generator, cx: float, cy: float, hgt: float, aspect: float, tilt: float,
+               angle: float | None = None) -> np.ndarray:
+    ang = rng.uniform(0, 2 * np.pi) if angle is None else angle
     w = hgt * aspect
     pts = np.array([[-w / 2, -hgt / 2], [w / 2, -hgt / 2], [w / 2, hgt / 2], [-w / 2, hgt / 2]])
     rot = np.array([[np.cos(ang), -np.sin(ang)], [np.sin(ang), np.cos(ang)]])
@@ -307,14 +311,42 @@ def _card_quad(rng: np.random.Generator, cx: float, cy: float, hgt: float, aspec
     return pts + [cx, cy]
 
 
+def _piles(rng: np.random.Generator, n_cards: int, size: int, card_height: float,
+           ) -> list[tuple[float, float, float, str | None, int]]:
+    """Where each card of a pile scene lies, bottom card first: (cx, cy, angle, label or None for a random one, the
+    pile's number).
+    1-4 piles of 2-5 cards (``n_cards`` at least, more where the piles need it), each card shifted from the one under
+    it by 3-30 % of a card's height in the pile's direction and turned a few degrees; 60 % of the piles all backs
+    (a stud hand face down)."""
+    cards: list[tuple[float, float, float, str | None, int]] = []
+    pile = 0
+    while len(cards) < max(n_cards, 2):
+        count = int(rng.integers(2, 6))
+        cx, cy = rng.uniform(0.12, 0.88, 2) * size
+        angle = rng.uniform(0, 2 * np.pi)
+        heading = rng.uniform(0, 2 * np.pi)
+        step = rng.uniform(0.03, 0.30) * card_height
+        backs = rng.random() < 0.6
+        for k in range(count):
+            shift = (k - (count - 1) / 2) * step
+            cards.append((cx + shift * np.cos(heading) + rng.normal(0, 1.5), cy + shift * np.sin(heading)
+                          + rng.normal(0, 1.5), angle + rng.normal(0, np.radians(3)), "BACK" if backs else None, pile))
+        pile += 1
+        if len(cards) >= 14:
+            break
+    return cards
+
+
 def make_scene(
     rng: np.random.Generator,
     tex: dict[str, list[np.ndarray]],
     size: int = 640,
     n_cards: int | None = None,
     n_chips: int | None = None,
+    pile_share: float | None = None,
 ):
-    """Return (uint8 RGB image, [(label, (x1, y1, x2, y2))]). ``n_cards`` / ``n_chips`` override the random counts."""
+    """Return (uint8 RGB image, [(label, (x1, y1, x2, y2))]). ``n_cards`` / ``n_chips`` override the random counts;
+    ``pile_share`` the module's ``PILE_SHARE``."""
     import cv2
 
     img = _background(rng, size)
@@ -337,10 +369,21 @@ def make_scene(
     else:  # inside the frame (a row's height in the image is drawn per card below, not from y0)
         x0, x_span = (0.1, 0.8) if layout == "row" else (0.12, 0.76)
         y0, y_span = 0.12, 0.76
+    piled = None
+    pile_share = PILE_SHARE if pile_share is None else pile_share
+    if pile_share > 0 and rng.random() < pile_share:
+        piled_height = size * rng.uniform(0.12, 0.35)  # a pile's cards are one deck: one size
+        piled = _piles(rng, n_cards, size, piled_height)
+        n_cards = len(piled)
+        pile_backs: dict[int, np.ndarray] = {}
     placed = []
     for i in range(n_cards):
         hgt = size * scale * rng.uniform(0.85, 1.15)
-        if layout == "scatter" or n_cards <= 2:
+        angle = None
+        if piled is not None:
+            cx, cy, angle, pile_label, pile = piled[i]
+            hgt = piled_height * rng.uniform(0.97, 1.03)
+        elif layout == "scatter" or n_cards <= 2:
             # some cards lie across the image's edge: photos cut them, and their boxes end at the edge
             spread = (-0.15, 1.15) if rng.random() < EDGE_CUT_SHARE else (0.1, 0.9)
             cx, cy = rng.uniform(*spread, 2) * size
@@ -352,12 +395,16 @@ def make_scene(
             cy = size * (y0 + y_span * ((i // cols) + 0.5) / cols) + rng.normal(0, 4)
         placed.append((cx, cy))
         label = "BACK" if rng.random() < 0.22 else ("JOKER" if rng.random() < 0.01 else CARDS[int(rng.integers(52))])
+        if piled is not None and pile_label:
+            label = pile_label
         choices = tex[label]
         t = choices[int(rng.integers(len(choices)))]
+        if piled is not None and label == "BACK":
+            t = pile_backs.setdefault(pile, t)  # one deck per pile: one back design
         if label != "BACK" and rng.random() < FOIL_SHARE:
             t = foil_stock(t, rng)
         aspect = t.shape[1] / t.shape[0]
-        quad = _card_quad(rng, cx, cy, hgt, aspect, tilt)
+        quad = _card_quad(rng, cx, cy, hgt, aspect, tilt, angle)
         warped = _warp_rgba(t, quad, size)
         if rng.random() < 0.5:  # paper tint / slightly off-white stock
             warped[..., :3] = np.clip(warped[..., :3].astype(np.float32) * rng.uniform(0.85, 1.0, 3), 0, 255).astype(
@@ -426,7 +473,7 @@ def make_scene(
     return np.ascontiguousarray(img), boxes
 
 
-def generate(out: Path, n: int, seed: int, size: int = 640) -> None:
+def generate(out: Path, n: int, seed: int, size: int = 640, pile_share: float = PILE_SHARE) -> None:
     from PIL import Image
 
     t0 = time.time()
@@ -438,7 +485,7 @@ def generate(out: Path, n: int, seed: int, size: int = 640) -> None:
     rows = []
     for i in range(n):
         rng = np.random.default_rng([seed, i])
-        img, boxes = make_scene(rng, tex, size)
+        img, boxes = make_scene(rng, tex, size, pile_share=pile_share)
         name = f"s{seed}_{i:05d}"
         Image.fromarray(img).save(out / "images" / f"{name}.jpg", quality=92)
         lines = []
@@ -466,8 +513,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--n", type=int, default=400)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--size", type=int, default=640)
+    ap.add_argument("--pile-share", type=float, default=PILE_SHARE,
+                    help="share of scenes whose cards lie in piles of 2-5, slightly shifted (default: none)")
     a = ap.parse_args(argv)
-    generate(a.out, a.n, a.seed, a.size)
+    if not 0 <= a.pile_share <= 1:
+        ap.error(f"--pile-share {a.pile_share}: a share from 0 to 1")
+    generate(a.out, a.n, a.seed, a.size, a.pile_share)
 
 
 if __name__ == "__main__":
