@@ -188,8 +188,8 @@ def test_pile_scenes_leave_cards_mostly_hidden_under_others(textures) -> None:
     slivers: boxes mostly inside another card's box."""
     from vision import synth
 
-    def hidden_and_backs(pile_share: float) -> tuple[int, int]:
-        hidden = backs = 0
+    def hidden_and_backs(pile_share: float) -> tuple[int, int, int]:
+        hidden = backs = cards = 0
         for seed in range(30):
             _img, boxes = synth.make_scene(np.random.default_rng([7, seed]), textures, 320, n_cards=6, n_chips=0,
                                            pile_share=pile_share)
@@ -199,16 +199,20 @@ def test_pile_scenes_leave_cards_mostly_hidden_under_others(textures) -> None:
                               for j, (_, b) in enumerate(boxes) if j != k), default=0.0)
                 hidden += inside > 0.6 * area
                 backs += label == "BACK"
-        return hidden, backs
+                cards += 1
+        return hidden, backs, cards
 
-    (hidden, backs), (hidden_before, backs_before) = hidden_and_backs(1.0), hidden_and_backs(0.0)
+    (hidden, backs, cards), (hidden_before, backs_before, cards_before) = hidden_and_backs(1.0), hidden_and_backs(0.0)
     assert hidden > 2 * hidden_before + 20, (hidden, hidden_before)
-    assert backs > backs_before  # most piles are hands dealt face down
+    assert backs > 0.5 * cards, (backs, cards)  # most piles are hands dealt face down (a face is a back 22 % of times)
+    assert backs_before < 0.35 * cards_before, (backs_before, cards_before)
 
 
-def test_synth_refuses_a_pile_share_outside_0_to_1(capsys) -> None:
+@pytest.mark.parametrize("share", ["1.5", "-0.1"])
+def test_synth_refuses_a_pile_share_outside_0_to_1(capsys, tmp_path, share) -> None:
     from vision import synth
 
     with pytest.raises(SystemExit):
-        synth.main(["--pile-share", "1.5", "--n", "0"])
-    assert "--pile-share 1.5" in capsys.readouterr().err
+        synth.main(["--pile-share", share, "--n", "0", "--out", str(tmp_path / "synth")])
+    assert f"--pile-share {share}" in capsys.readouterr().err
+    assert not (tmp_path / "synth").exists()

@@ -314,10 +314,10 @@ def _card_quad(rng: np.random.Generator, cx: float, cy: float, hgt: float, aspec
 def _piles(rng: np.random.Generator, n_cards: int, size: int, card_height: float,
            ) -> list[tuple[float, float, float, str | None, int]]:
     """Where each card of a pile scene lies, bottom card first: (cx, cy, angle, label or None for a random one, the
-    pile's number).
-    1-4 piles of 2-5 cards (``n_cards`` at least, more where the piles need it), each card shifted from the one under
-    it by 3-30 % of a card's height in the pile's direction and turned a few degrees; 60 % of the piles all backs
-    (a stud hand face down)."""
+    pile's number). Piles of 2-5 cards are added until ``n_cards`` (at least 2) are placed or 14 are (the last pile
+    may go beyond ``n_cards``: the scene draws as many cards as this returns); each card is shifted from the one
+    under it by about 3-30 % of a card's height in the pile's direction and turned a few degrees; 60 % of the piles
+    are all backs (a stud hand face down)."""
     cards: list[tuple[float, float, float, str | None, int]] = []
     pile = 0
     while len(cards) < max(n_cards, 2):
