@@ -188,7 +188,7 @@ def test_pile_scenes_leave_cards_mostly_hidden_under_others(textures) -> None:
     slivers: boxes mostly inside another card's box."""
     from vision import synth
 
-    def hidden_and_backs(pile_share: float) -> tuple[int, int, int]:
+    def hidden_backs_cards(pile_share: float) -> tuple[int, int, int]:
         hidden = backs = cards = 0
         for seed in range(30):
             _img, boxes = synth.make_scene(np.random.default_rng([7, seed]), textures, 320, n_cards=6, n_chips=0,
@@ -202,7 +202,8 @@ def test_pile_scenes_leave_cards_mostly_hidden_under_others(textures) -> None:
                 cards += 1
         return hidden, backs, cards
 
-    (hidden, backs, cards), (hidden_before, backs_before, cards_before) = hidden_and_backs(1.0), hidden_and_backs(0.0)
+    hidden, backs, cards = hidden_backs_cards(1.0)
+    hidden_before, backs_before, cards_before = hidden_backs_cards(0.0)
     assert hidden > 2 * hidden_before + 20, (hidden, hidden_before)
     assert backs > 0.5 * cards, (backs, cards)  # most piles are hands dealt face down (a face is a back 22 % of times)
     assert backs_before < 0.35 * cards_before, (backs_before, cards_before)

@@ -380,7 +380,8 @@ def make_scene(
     for i in range(n_cards):
         hgt = size * scale * rng.uniform(0.85, 1.15)
         angle = None
-        if piled is not None:
+        if piled is not None:  # its plan overrides the height and (below) the label drawn for every card, drawn all
+            # the same so that a pile scene's other draws stay as det13's data (--seed 11) was drawn
             cx, cy, angle, pile_label, pile = piled[i]
             hgt = piled_height * rng.uniform(0.97, 1.03)
         elif layout == "scatter" or n_cards <= 2:
