@@ -210,29 +210,27 @@ def test_pile_scenes_leave_cards_mostly_hidden_under_others(textures) -> None:
 
 
 def test_stack_scenes_box_the_backs_sticking_out_and_not_the_stacks_edges(textures, monkeypatch) -> None:
-    """A thick stack of a deck (the held-out piles that det13 missed) shows its top card whole, slivers of the cards
-    sticking out, which are boxed, and the edges of the others, a few pixels each, which are not (nor are they in the
+    """A thick stack of a deck (the held-out piles that det13 missed) shows its top card whole and a tab of each card
+    sticking out, which are boxed; the others show a few pixels of their edge, which are not (nor are they in the
     photos' labels)."""
     from vision import synth
 
-    def boxes_of_stack_scenes() -> list[list[tuple[str, tuple[float, float, float, float]]]]:
-        return [synth.make_scene(np.random.default_rng([12, seed]), textures, 320, n_chips=0, stack_share=1.0)[1]
-                for seed in range(12)]
+    def squared_stack_one_card_out(_rng, size: int, card_height: float) -> list:
+        cards = [(size / 2, size / 2, 0.0, "BACK", 0)] * 10
+        cards.insert(5, (size / 2, size / 2 + 0.2 * card_height, 0.0, "BACK", 0))  # along its long side
+        return cards
 
-    scenes = boxes_of_stack_scenes()
-    slivers = 0
-    for boxes in scenes:
-        backs = [box for label, box in boxes if label == "BACK"]
-        assert len(backs) >= 2, boxes  # a stack's top card and at least one card under it
-        for k, (x1, y1, x2, y2) in enumerate(backs):
-            area = (x2 - x1) * (y2 - y1)
-            inside = max((max(0.0, min(x2, b[2]) - max(x1, b[0])) * max(0.0, min(y2, b[3]) - max(y1, b[1]))
-                          for j, b in enumerate(backs) if j != k), default=0.0)
-            slivers += inside > 0.6 * area
-    assert slivers >= len(scenes), slivers
-    monkeypatch.setattr(synth, "STACK_MIN_THICKNESS", 0.0)
-    with_edges = sum(len(boxes) for boxes in boxes_of_stack_scenes())
-    assert with_edges > sum(len(boxes) for boxes in scenes) + len(scenes), with_edges
+    monkeypatch.setattr(synth, "_stacks", squared_stack_one_card_out)
+    for seed in range(6):
+        _img, boxes = synth.make_scene(np.random.default_rng([12, seed]), textures, 320, n_chips=0, stack_share=1.0)
+        assert [label for label, _ in boxes] == ["BACK", "BACK"], (seed, boxes)
+        (_, tab), (_, top) = boxes  # bottom first: the card sticking out, then the top card
+        assert tab[3] > top[3] and tab[1] > top[1] + 0.5 * (top[3] - top[1]), (seed, boxes)  # the tab below the top
+    # without the rule, the edges of the nine cards under the top one are boxed too (those of 60 px or more)
+    monkeypatch.setattr(synth, "STACK_MIN_WIDTH", 0.0)
+    edges = [len(synth.make_scene(np.random.default_rng([12, seed]), textures, 320, n_chips=0, stack_share=1.0)[1]) - 2
+             for seed in range(6)]
+    assert sum(edges) >= 6, edges
 
 
 @pytest.mark.parametrize("flag", ["--pile-share", "--stack-share"])

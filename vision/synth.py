@@ -1,7 +1,7 @@
 """Synthetic training scenes: card art composited onto felt-like backgrounds.
 
 Card art: the Debian ``gnome-cards-data`` (aisleriot) SVG decks, rendered with ``rsvg-convert`` (or cairosvg),
-and the 52 geaxgx card faces. Each scene: 0-14 cards (faces of several decks, backs of several designs) with
+and the 52 geaxgx card faces. Each scene: 0-14 cards (up to 45 in a stack scene; faces of several decks, backs of several designs) with
 perspective, rotation, slight overlaps, 0-6 chips, lighting gradients, colour casts, glare, shadows, blur, noise,
 JPEG, occluders.
 No mirrored card art is ever produced.
@@ -54,12 +54,12 @@ LAYOUT_OVERFLOW_SHARE = 0.35
 # scenes whose cards lie in piles of 2-5 « légèrement décalées » (a stud hand; the piles of backs whose slivers the
 # detector missed, session 10). 0 by default: a share drawn from the generator would change every seed's scenes.
 PILE_SHARE = 0.0
-# scenes with a thick stack of a deck, face down and squared roughly, a card or two sticking out (the held-out piles'
+# scenes with a thick stack of a deck, face down and squared roughly, some cards sticking out (the held-out piles'
 # slivers that det13 still missed, session 12). 0 by default, for the same reason.
 STACK_SHARE = 0.0
-# in stack scenes, a card whose visible part is thinner than this (px, on average) is left unlabelled: its edge in
-# the stack, which the photos' annotators do not box either
-STACK_MIN_THICKNESS = 6.0
+# a stack's card whose visible part is nowhere wider than this share of a card's height is left unlabelled: its edge
+# in the stack, which the photos' annotators do not box either
+STACK_MIN_WIDTH = 0.08
 
 CHIP_COLOURS = {
     "CHIP-RED": (200, 30, 35),
@@ -346,8 +346,9 @@ def _piles(rng: np.random.Generator, n_cards: int, size: int, card_height: float
 def _stacks(rng: np.random.Generator, size: int, card_height: float,
             ) -> list[tuple[float, float, float, str | None, int]]:
     """Where each card of a stack scene lies, bottom card first, as ``_piles`` gives it: 1-2 stacks of 6-20 backs of
-    one design, each card within about 1.5 % of a card's height and 2 degrees of the stack's square, one in four
-    sticking out by 6-35 % of a card's height and up to 10 degrees; then 0-5 loose cards around them."""
+    one design, each card off the stack's square by a normal draw (1.5 % of a card's height, 2 degrees), one in four
+    sticking out by 6-35 % of a card's height and up to 10 degrees more; then 0-5 loose cards anywhere (drawn on top
+    of the stacks)."""
     cards: list[tuple[float, float, float, str | None, int]] = []
     n_stacks = int(rng.integers(1, 3))
     for stack in range(n_stacks):
@@ -409,8 +410,9 @@ def make_scene(
         n_cards = len(piled)
         pile_backs: dict[int, np.ndarray] = {}
     stack_share = STACK_SHARE if stack_share is None else stack_share
+    # stack_share is tested before rng.random() is drawn, and only outside pile scenes: earlier seeds stay as drawn
     stacked = piled is None and stack_share > 0 and rng.random() < stack_share
-    if stacked:  # drawn after the pile's draws, so that pile scenes stay as they were
+    if stacked:
         piled_height = size * rng.uniform(0.12, 0.3)
         piled = _stacks(rng, size, piled_height)
         n_cards = len(piled)
@@ -422,7 +424,8 @@ def make_scene(
         if piled is not None:  # its plan overrides the height and (below) the label drawn for every card, drawn all
             # the same so that a pile scene's other draws stay as det13's data (--seed 11) was drawn
             cx, cy, angle, pile_label, pile = piled[i]
-            hgt = piled_height * rng.uniform(0.97, 1.03)
+            size_jitter = rng.uniform(0.97, 1.03)  # drawn in stack scenes too, where a deck is one size
+            hgt = piled_height * (1.0 if stacked else size_jitter)
         elif layout == "scatter" or n_cards <= 2:
             # some cards lie across the image's edge: photos cut them, and their boxes end at the edge
             spread = (-0.15, 1.15) if rng.random() < EDGE_CUT_SHARE else (0.1, 0.9)
@@ -509,8 +512,10 @@ def make_scene(
         if vis.sum() < 60:
             continue
         ys, xs = np.where(vis)
-        if stacked and vis.sum() / max(xs.max() - xs.min(), ys.max() - ys.min(), 1) < STACK_MIN_THICKNESS:
-            continue
+        if stacked and i < n_cards and piled[i][3] == "BACK":  # a stack's card: is more than its edge showing?
+            widest = 2 * cv2.distanceTransform(vis.astype(np.uint8), cv2.DIST_L2, 3).max()
+            if widest < STACK_MIN_WIDTH * piled_height:
+                continue
         boxes.append((label, (float(xs.min()), float(ys.min()), float(xs.max() + 1), float(ys.max() + 1))))
     return np.ascontiguousarray(img), boxes
 
@@ -559,7 +564,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--pile-share", type=float, default=PILE_SHARE,
                     help="share of scenes whose cards lie in piles of 2-5, slightly shifted (default: none)")
     ap.add_argument("--stack-share", type=float, default=STACK_SHARE,
-                    help="share of scenes with a thick stack of backs, a card or two sticking out (default: none)")
+                    help="share of the scenes not in piles with a thick stack of backs, some cards sticking out "
+                         "(default: none)")
     a = ap.parse_args(argv)
     for flag, share in (("--pile-share", a.pile_share), ("--stack-share", a.stack_share)):
         if not 0 <= share <= 1:
