@@ -1,9 +1,9 @@
 """Synthetic training scenes: card art composited onto felt-like backgrounds.
 
 Card art: the Debian ``gnome-cards-data`` (aisleriot) SVG decks, rendered with ``rsvg-convert`` (or cairosvg),
-and the 52 geaxgx card faces. Each scene: 0-14 cards (up to 45 in a stack scene; faces of several decks, backs of several designs) with
-perspective, rotation, slight overlaps, 0-6 chips, lighting gradients, colour casts, glare, shadows, blur, noise,
-JPEG, occluders.
+and the 52 geaxgx card faces. Each scene: 0-14 cards (up to 45 in a stack scene; faces of several decks, backs of
+several designs) with perspective, rotation, slight overlaps, 0-6 chips, lighting gradients, colour casts, glare,
+shadows, blur, noise, JPEG, occluders.
 No mirrored card art is ever produced.
 
     python -m vision.synth --out build/vision/synth --n 400 --seed 1
