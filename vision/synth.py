@@ -403,20 +403,19 @@ def make_scene(
         x0, x_span = (0.1, 0.8) if layout == "row" else (0.12, 0.76)
         y0, y_span = 0.12, 0.76
     piled = None
+    pile_backs: dict[int, np.ndarray] = {}  # one back design per pile or stack
     pile_share = PILE_SHARE if pile_share is None else pile_share
     if pile_share > 0 and rng.random() < pile_share:
         piled_height = size * rng.uniform(0.12, 0.35)  # a pile's cards are one deck: one size
         piled = _piles(rng, n_cards, size, piled_height)
-        n_cards = len(piled)
-        pile_backs: dict[int, np.ndarray] = {}
     stack_share = STACK_SHARE if stack_share is None else stack_share
     # stack_share is tested before rng.random() is drawn, and only outside pile scenes: earlier seeds stay as drawn
     stacked = piled is None and stack_share > 0 and rng.random() < stack_share
     if stacked:
         piled_height = size * rng.uniform(0.12, 0.3)
         piled = _stacks(rng, size, piled_height)
+    if piled is not None:
         n_cards = len(piled)
-        pile_backs = {}
     placed = []
     for i in range(n_cards):
         hgt = size * scale * rng.uniform(0.85, 1.15)
