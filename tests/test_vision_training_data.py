@@ -110,6 +110,44 @@ def test_the_old_monitor_is_trained_on_too(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(not TRAIN_DIR.exists(), reason="needs ../shared/realcards")
+def test_train_photos_with_a_sliver_of_a_back_are_listed_again_and_the_monitor_is_not(tmp_path: Path) -> None:
+    from vision.train import has_sliver_back, prep_detector
+
+    prep_detector([], tmp_path / "once")
+    prep_detector([], tmp_path / "det", sliver_repeats=3)
+    manifest = read_manifest(TRAIN_DIR / "manifest.csv")
+    slivers = {Path(image).stem for image, rows in manifest.items() if has_sliver_back(rows)}
+    once = {p.stem for p in (tmp_path / "once/images/train").iterdir()}
+    train = sorted(p.stem for p in (tmp_path / "det/images/train").iterdir())
+    assert 0 < len(slivers & once) < len(slivers)  # some are held out
+    assert len(train) == len(once) + 2 * len(slivers & once)
+    for stem in slivers & once:
+        copies = [name for name in train if name.startswith(stem)]
+        assert len(copies) == 3
+        labels = {(tmp_path / "det/labels/train" / f"{name}.txt").read_text() for name in copies}
+        assert len(labels) == 1 and " " in labels.pop()
+    monitor = {p.stem for p in (tmp_path / "det/images/val").iterdir()}
+    assert monitor == {p.stem for p in (tmp_path / "once/images/val").iterdir()}
+
+
+def test_a_sliver_is_a_back_under_35_pixels_across() -> None:
+    from vision.common import Row
+    from vision.train import has_sliver_back
+
+    assert has_sliver_back([Row("a.jpg", "KH", (0, 0, 20, 20)), Row("a.jpg", "BACK", (10, 10, 150, 44))])
+    assert not has_sliver_back([Row("a.jpg", "KH", (0, 0, 20, 20)), Row("a.jpg", "BACK", (10, 10, 150, 45))])
+    assert not has_sliver_back([Row("a.jpg", "BACK", None)])
+
+
+def test_prep_detector_refuses_fewer_than_one_listing(capsys: pytest.CaptureFixture[str]) -> None:
+    from vision.train import main
+
+    with pytest.raises(SystemExit):
+        main(["prep-detector", "--sliver-repeats", "0"])
+    assert "--sliver-repeats must be at least 1, not 0" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not TRAIN_DIR.exists(), reason="needs ../shared/realcards")
 def test_the_held_out_scenes_manifest_lists_the_detector_monitor(tmp_path: Path) -> None:
     from vision.train import prep_detector, write_monitor_manifest
 

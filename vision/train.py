@@ -20,12 +20,22 @@ from pathlib import Path
 
 from vision.common import BUILD, DET_CLASSES, MODELS, TRAIN_DIR, det_class, read_manifest
 
+# A back whose box is this thin (photo pixels) is a sliver: a card under others in a pile, or cut by the edge.
+SLIVER_PX = 35
 
-def prep_detector(synth: list[Path], out: Path, hold_out_scenes: bool = True) -> Path:
+
+def has_sliver_back(rows: list, sliver_px: float = SLIVER_PX) -> bool:
+    return any(r.label.upper() == "BACK" and r.box is not None
+               and min(r.box[2] - r.box[0], r.box[3] - r.box[1]) < sliver_px for r in rows)
+
+
+def prep_detector(synth: list[Path], out: Path, hold_out_scenes: bool = True, sliver_repeats: int = 1) -> Path:
     """Write a YOLO detection dataset: the train photos (+ synthetic scenes) as train, and a monitor ("val") that
     ultralytics keeps its best epoch by. With ``hold_out_scenes`` the monitor is the train photos' held-out scenes
     (``vision.photo_corners.held_out_photos``), which are then not trained on; without it, one photo in
-    thirteen, trained on too (sessions 2-4)."""
+    thirteen, trained on too (sessions 2-4). A train photo with a sliver of a back (``has_sliver_back``: few in
+    the set, and the detector misses them) is listed ``sliver_repeats`` times, so training sees it that much
+    more often."""
     from PIL import Image
 
     from vision.photo_corners import held_out_photos
@@ -53,10 +63,13 @@ def prep_detector(synth: list[Path], out: Path, hold_out_scenes: bool = True) ->
         else:
             splits = ["train"] + (["val"] if i % max(1, len(names) // 40) == 0 else [])
         for sp in splits:
-            dst = out / "images" / sp / f"{stem}.jpg"
-            if not dst.exists():
-                dst.symlink_to(src.resolve())
-            (out / "labels" / sp / f"{stem}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
+            copies = sliver_repeats if sp == "train" and has_sliver_back(man[img]) else 1
+            for k in range(copies):
+                name = stem if k == 0 else f"{stem}_again{k}"
+                dst = out / "images" / sp / f"{name}.jpg"
+                if not dst.exists():
+                    dst.symlink_to(src.resolve())
+                (out / "labels" / sp / f"{name}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
     n_syn = 0
     for sd in synth:
         for p in sorted((sd / "images").glob("*.jpg")):
@@ -164,6 +177,8 @@ def main(argv: list[str] | None = None) -> None:
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("prep-detector")
     p.add_argument("--synth", type=Path, nargs="*", default=[])
+    p.add_argument("--sliver-repeats", type=int, default=1,
+                   help="list each train photo with a sliver of a back this many times (1: once, as the others)")
     p.add_argument("--monitor-trained-on", action="store_true",
                    help="monitor on photos also trained on (sessions 2-4) instead of held-out scenes")
     p = sub.add_parser("monitor-manifest", help="write the held-out train scenes as a manifest for eval-vision")
@@ -201,7 +216,10 @@ def main(argv: list[str] | None = None) -> None:
                    help="share of crops cut by the photo's edge (default identifier_train.EDGE_CUT_SHARE)")
     a = ap.parse_args(argv)
     if a.cmd == "prep-detector":
-        prep_detector(a.synth, BUILD / "det", hold_out_scenes=not a.monitor_trained_on)
+        if a.sliver_repeats < 1:
+            ap.error(f"--sliver-repeats must be at least 1, not {a.sliver_repeats}")
+        prep_detector(a.synth, BUILD / "det", hold_out_scenes=not a.monitor_trained_on,
+                      sliver_repeats=a.sliver_repeats)
     elif a.cmd == "monitor-manifest":
         try:
             print(f"{write_monitor_manifest(a.out, a.shares)} held-out train photos -> {a.out}")
