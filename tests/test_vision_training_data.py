@@ -124,6 +124,8 @@ def test_train_photos_with_a_sliver_of_a_back_are_listed_again_and_the_monitor_i
     for stem in slivers & once:
         copies = [name for name in train if name.startswith(stem)]
         assert len(copies) == 3
+        assert {(tmp_path / "det/images/train" / f"{name}.jpg").resolve() for name in copies} == {
+            (TRAIN_DIR / "images" / f"{stem}.jpg").resolve()}
         labels = {(tmp_path / "det/labels/train" / f"{name}.txt").read_text() for name in copies}
         assert len(labels) == 1 and " " in labels.pop()
     monitor = {p.stem for p in (tmp_path / "det/images/val").iterdir()}
@@ -139,12 +141,12 @@ def test_a_sliver_is_a_back_under_35_pixels_across() -> None:
     assert not has_sliver_back([Row("a.jpg", "BACK", None)])
 
 
-def test_prep_detector_refuses_fewer_than_one_listing(capsys: pytest.CaptureFixture[str]) -> None:
-    from vision.train import main
+def test_prep_detector_refuses_fewer_than_one_listing_and_writes_nothing(tmp_path: Path) -> None:
+    from vision.train import prep_detector
 
-    with pytest.raises(SystemExit):
-        main(["prep-detector", "--sliver-repeats", "0"])
-    assert "--sliver-repeats must be at least 1, not 0" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="sliver_repeats must be at least 1, not 0"):
+        prep_detector([], tmp_path / "det", sliver_repeats=0)
+    assert not (tmp_path / "det").exists()
 
 
 @pytest.mark.skipif(not TRAIN_DIR.exists(), reason="needs ../shared/realcards")

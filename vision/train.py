@@ -40,6 +40,8 @@ def prep_detector(synth: list[Path], out: Path, hold_out_scenes: bool = True, sl
 
     from vision.photo_corners import held_out_photos
 
+    if sliver_repeats < 1:
+        raise ValueError(f"sliver_repeats must be at least 1, not {sliver_repeats}")
     if out.exists():
         shutil.rmtree(out)
     for sub in ("images/train", "labels/train", "images/val", "labels/val"):
@@ -216,10 +218,11 @@ def main(argv: list[str] | None = None) -> None:
                    help="share of crops cut by the photo's edge (default identifier_train.EDGE_CUT_SHARE)")
     a = ap.parse_args(argv)
     if a.cmd == "prep-detector":
-        if a.sliver_repeats < 1:
-            ap.error(f"--sliver-repeats must be at least 1, not {a.sliver_repeats}")
-        prep_detector(a.synth, BUILD / "det", hold_out_scenes=not a.monitor_trained_on,
-                      sliver_repeats=a.sliver_repeats)
+        try:
+            prep_detector(a.synth, BUILD / "det", hold_out_scenes=not a.monitor_trained_on,
+                          sliver_repeats=a.sliver_repeats)
+        except ValueError as error:
+            ap.error(str(error))
     elif a.cmd == "monitor-manifest":
         try:
             print(f"{write_monitor_manifest(a.out, a.shares)} held-out train photos -> {a.out}")
