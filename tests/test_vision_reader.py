@@ -93,3 +93,30 @@ def test_evaluate_manifest_on_a_few_validation_photos(reader, tmp_path: Path):
     res = evaluate_manifest(m, reader=reader, images_root=VAL_DIR)
     assert res["images"] == len(keep)
     assert res["card_accuracy"] is not None and res["card_accuracy"] >= 0.75
+
+
+@needs_val
+def test_box_sensitivity_reads_each_card_again_at_moved_boxes(reader, tmp_path):
+    """Unmoved boxes read as the box itself; boxes moved by up to 40 px change some readings of a many-card photo."""
+    import csv
+
+    from vision.box_sensitivity import box_sensitivity
+
+    photos = ["images/IMG_3135_jpeg.rf.ae40e4cad2ab55750988712b5c8d4ae7.jpg",
+              next(image for image in read_manifest(VAL_MANIFEST) if "IMG_3373" in image)]
+    manifest = tmp_path / "manifest.csv"
+    with open(manifest, "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["image", "label", "x1", "y1", "x2", "y2"])
+        for image in photos:
+            for row in read_manifest(VAL_MANIFEST)[image]:
+                writer.writerow([str(VAL_DIR / image), row.label, *(row.box or ("", "", "", ""))])
+    still = box_sensitivity(manifest, reader, jitter_px=0, jitters=2)
+    assert still["faces_matched"] >= 10
+    assert still["right_at_every_jitter"] == still["right_at_box"] == still["expected_right_under_jitter"]
+    assert still["readings_changed_by_the_box"] == 0 and still["changed"] == []
+    moved = box_sensitivity(manifest, reader, jitter_px=40, jitters=2)
+    assert moved["right_at_box"] == still["right_at_box"]
+    assert moved["readings_changed_by_the_box"] >= 1
+    assert moved["right_at_every_jitter"] < moved["right_at_box"]
+    assert moved == box_sensitivity(manifest, reader, jitter_px=40, jitters=2)  # seeded
