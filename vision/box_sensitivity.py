@@ -8,6 +8,8 @@ Each labelled face-up card that a detector box matches (IoU >= 0.5, the best box
 figures). A detector trained again boxes a card a few pixels differently (up to 16 px, session 13), so the figures
 say how much a card count measured at one detector's boxes is owed to them. The jittered boxes are on average worse
 than the detector's own, so ``expected_right_under_jitter`` is a low figure, not a prediction.
+``right_when_averaged`` reads each card by the mean of the readers' probabilities over its boxes (a way to read
+that the box moves less; session 13 tried it: not adopted, see models/MODEL_CARD.md).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ def box_sensitivity(manifest: Path, reader, jitter_px: int = 8, jitters: int = 6
     import cv2
 
     rng = np.random.default_rng(seed)
-    faces = matched = right_at_box = right_at_every_jitter = 0
+    faces = matched = right_at_box = right_at_every_jitter = right_when_averaged = 0
     expected = 0.0
     changed = []
     for image, rows in sorted(read_manifest(manifest).items()):
@@ -55,6 +57,7 @@ def box_sensitivity(manifest: Path, reader, jitter_px: int = 8, jitters: int = 6
             right = [label == row.label for label in labels]
             right_at_box += right[0]
             right_at_every_jitter += all(right)
+            right_when_averaged += reader.classes[int(probabilities.mean(0).argmax())] == row.label
             expected += sum(right) / len(right)
             if len(set(labels)) > 1:
                 changed.append({"image": image, "label": row.label, "read": labels})
@@ -64,6 +67,7 @@ def box_sensitivity(manifest: Path, reader, jitter_px: int = 8, jitters: int = 6
         "right_at_box": right_at_box,
         "right_at_every_jitter": right_at_every_jitter,
         "expected_right_under_jitter": round(expected, 1),
+        "right_when_averaged": right_when_averaged,
         "readings_changed_by_the_box": len(changed),
         "jitter_px": jitter_px,
         "jitters": jitters,
