@@ -102,14 +102,15 @@ def test_box_sensitivity_reads_each_card_again_at_moved_boxes(reader, tmp_path):
 
     from vision.box_sensitivity import box_sensitivity
 
+    val = read_manifest(VAL_MANIFEST)
     photos = ["images/IMG_3135_jpeg.rf.ae40e4cad2ab55750988712b5c8d4ae7.jpg",
-              next(image for image in read_manifest(VAL_MANIFEST) if "IMG_3373" in image)]
+              next(image for image in val if "IMG_3373" in image)]
     manifest = tmp_path / "manifest.csv"
     with open(manifest, "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["image", "label", "x1", "y1", "x2", "y2"])
         for image in photos:
-            for row in read_manifest(VAL_MANIFEST)[image]:
+            for row in val[image]:
                 writer.writerow([str(VAL_DIR / image), row.label, *(row.box or ("", "", "", ""))])
     still = box_sensitivity(manifest, reader, jitter_px=0, jitters=2)
     assert still["faces_matched"] >= 10

@@ -60,8 +60,9 @@ def box_sensitivity(manifest: Path, reader, jitter_px: int = 8, jitters: int = 6
             if row.box is None or not _is_face(row.label) or row.label.endswith("?"):
                 continue
             faces += 1
-            best = max(card_boxes, key=lambda b: box_iou(row.box, b), default=None)
-            if best is None or box_iou(row.box, best) < 0.5:
+            best_iou, best = max(((box_iou(row.box, b), b) for b in card_boxes), key=lambda pair: pair[0],
+                                 default=(0.0, None))
+            if best is None or best_iou < 0.5:
                 continue
             matched += 1
             rng = np.random.default_rng([seed, image_number, row_number])
@@ -73,7 +74,7 @@ def box_sensitivity(manifest: Path, reader, jitter_px: int = 8, jitters: int = 6
             right_at_every_move += all(right)
             right_at_moved += sum(right[1:]) / jitters
             right_when_averaged += reader.classes[int(probabilities.mean(0).argmax())] == row.label
-            iou_at_box.append(box_iou(row.box, best))
+            iou_at_box.append(best_iou)
             iou_moved.extend(box_iou(row.box, b) for b in moved)
             if len(set(labels)) > 1:
                 changed.append({"image": image, "label": row.label, "read": labels})

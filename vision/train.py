@@ -64,6 +64,7 @@ def prep_detector(synth: list[Path], out: Path, hold_out_scenes: bool = True, sl
             splits = ["val"] if img in held_out else ["train"]
         else:
             splits = ["train"] + (["val"] if i % max(1, len(names) // 40) == 0 else [])
+        label_text = "\n".join(lines) + ("\n" if lines else "")
         for sp in splits:
             copies = sliver_repeats if sp == "train" and has_sliver_back(man[img]) else 1
             for k in range(copies):
@@ -71,7 +72,7 @@ def prep_detector(synth: list[Path], out: Path, hold_out_scenes: bool = True, sl
                 dst = out / "images" / sp / f"{name}.jpg"
                 if not dst.exists():
                     dst.symlink_to(src.resolve())
-                (out / "labels" / sp / f"{name}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
+                (out / "labels" / sp / f"{name}.txt").write_text(label_text)
     n_syn = 0
     for sd in synth:
         for p in sorted((sd / "images").glob("*.jpg")):
