@@ -14,22 +14,27 @@ from .profiles import load_profile
 from .rules.errors import ProfileError
 from .rules.profile import TableRules
 from .rules.tomlread import TomlError, TomlReader, load_toml
-from .sensors.gpio import GpioConfig, GpioConfigError
+from .sensors.gpio_config import DEVICE_KEYS, GpioConfig, GpioConfigError
 
 
 class ConfigError(TomlError):
     """A table configuration that cannot be used."""
 
 
+#: Every key the table's processes read; any other is refused, so that a typo never goes unnoticed.
 _SCHEMA: dict[str, set[str]] = {
     "table": {"id", "profile", "minimum_cents", "maximum_cents", "seats", "bonus", "jackpot", "card_purchase",
               "jackpot_meter_cents"},
     "bus": {"publish", "subscribe", "snapshot"},
     "store": {"path", "evidence"},
+    "gpio": set(DEVICE_KEYS),
     "shoe": {"port", "baudrate"},
-    "camera": {"source", "width", "height", "fps", "layout", "calibration"},
+    "camera": {"source", "layout", "calibration"},
     "web": {"host", "port"},
 }
+
+#: bytes: a Unix socket's path holds 108 with its final NUL; ZeroMQ refuses a longer ipc:// path when binding
+_IPC_PATH_MAX = 107
 
 
 @dataclass(frozen=True)
@@ -59,60 +64,101 @@ class TableConfig:
 
 def _endpoint(reader: TomlReader, key: str, default: str, base: Path) -> str:
     value = reader.string(key, default)
-    if not value.startswith(("ipc://", "tcp://", "inproc://")):
-        raise reader.fail(key, f"{value!r} is not a ZeroMQ endpoint (ipc://PATH or tcp://HOST:PORT)")
-    if value.startswith("ipc://") and not value.startswith("ipc:///"):
-        value = "ipc://" + str(base / value[len("ipc://"):])
-    return value
+    if value.startswith("ipc://") and len(value) > len("ipc://"):
+        path = base / value[len("ipc://"):]  # an absolute path stays as it is
+        if len(str(path).encode()) > _IPC_PATH_MAX:
+            raise reader.fail(key, f"the socket's path {path} is longer than {_IPC_PATH_MAX} bytes, the most a Unix "
+                                   "socket takes: give a shorter one")
+        return f"ipc://{path}"
+    # The same text is bound by one process and connected to by the others: a host is needed, and not '*'.
+    host, _, port = value.removeprefix("tcp://").rpartition(":")
+    if value.startswith("tcp://") and host and host != "*" and port.isascii() and port.isdigit() \
+            and 0 < int(port) < 65536:
+        return value
+    raise reader.fail(key, f"{value!r} is not an endpoint the table's processes can share "
+                           "(ipc://PATH or tcp://HOST:PORT, with a host name or address)")
 
 
-def parse_config(text: str, source: Path) -> TableConfig:
-    data = load_toml(text, str(source), ConfigError)
-    gpio = data.pop("gpio", {})
-    reader = TomlReader(text, str(source), data, ConfigError)
-    reader.check_keys(_SCHEMA, set())
+def _bus(reader: TomlReader, base: Path) -> dict[str, str]:
+    """The three endpoints, each bound by its own socket: two alike would stop the second process binding."""
+    defaults = {"publish": "ipc://run/bus-publish.sock", "subscribe": "ipc://run/bus-subscribe.sock",
+                "snapshot": "ipc://run/snapshot.sock"}
+    endpoints: dict[str, str] = {}
+    for name, default in defaults.items():
+        endpoint = _endpoint(reader, f"bus.{name}", default, base)
+        for other, taken in endpoints.items():
+            if endpoint == taken:
+                raise reader.fail(f"bus.{name}", f"{endpoint!r} is bus.{other}'s endpoint too: each needs its own")
+        endpoints[name] = endpoint
+    return endpoints
+
+
+def _rules(reader: TomlReader, base: Path) -> TableRules:
+    name = reader.string("table.profile")
     try:
-        GpioConfig.from_dict(gpio)
-    except GpioConfigError as error:
-        key = f"gpio.{error.key}" + (f".{error.field}" if error.field else "")
-        raise reader.fail(key, str(error)) from None
-    base = source.resolve().parent
-    profile_name = reader.string("table.profile")
-    try:
-        profile = load_profile(profile_name)
+        # a profile file, like every path here, is taken from the configuration's folder
+        profile = load_profile(base / name if name.endswith(".toml") else name)
     except ProfileError as error:
         raise reader.fail("table.profile", str(error)) from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise reader.fail("table.profile", f"cannot read {base / name}: {error}") from None
+    minimum = reader.integer("table.minimum_cents", 1, 10**9)
+    options: dict[str, bool] = {}
+    for option in ("bonus", "jackpot", "card_purchase"):
+        options[option] = reader.boolean(f"table.{option}", False)
+        if options[option] and not getattr(profile, option):
+            raise reader.fail(f"table.{option}", f"profile {profile.name} has no {option.replace('_', ' ')}")
     try:
-        rules = TableRules(
+        return TableRules(
             profile,
-            minimum_cents=reader.integer("table.minimum_cents", 1, 10**9),
-            maximum_cents=reader.integer("table.maximum_cents", 1, 10**9),
-            marked_seats=reader.integer("table.seats", 1, 7, profile.marked_seats_max),
-            bonus=reader.boolean("table.bonus", False),
-            jackpot=reader.boolean("table.jackpot", False),
-            card_purchase=reader.boolean("table.card_purchase", False),
+            minimum_cents=minimum,
+            maximum_cents=reader.integer("table.maximum_cents", minimum, 10**9),
+            marked_seats=reader.integer("table.seats", profile.marked_seats_min, profile.marked_seats_max,
+                                        profile.marked_seats_max),
+            bonus=options["bonus"],
+            jackpot=options["jackpot"],
+            card_purchase=options["card_purchase"],
         )
     except ValueError as error:
         if isinstance(error, TomlError):
             raise
         raise reader.fail("table", str(error)) from None
-    store_path = base / reader.string("store.path", "var/table.sqlite")
+
+
+def parse_config(text: str, source: Path) -> TableConfig:
+    data = load_toml(text, str(source), ConfigError)
+    reader = TomlReader(text, str(source), data, ConfigError)
+    reader.check_keys(_SCHEMA, set())
+    gpio = data.get("gpio", {})
+    try:
+        GpioConfig.from_dict(gpio)  # the pins as the sensors process will check them, before any process starts
+    except GpioConfigError as error:
+        key = f"gpio.{error.key}" + (f".{error.field}" if error.field else "")
+        raise reader.fail(key, error.reason) from None
+    base = source.resolve().parent
+    rules = _rules(reader, base)
+    bus = _bus(reader, base)
+    layout = None
+    if reader.raw("camera.layout", None) is not None:
+        layout = base / reader.string("camera.layout")
+        if not layout.is_file():
+            raise reader.fail("camera.layout", f"no such file: {layout}")
     shoe_port: Any = reader.raw("shoe.port", None)
     return TableConfig(
         source=source,
         table_id=reader.string("table.id"),
         rules=rules,
         jackpot_meter_cents=reader.integer("table.jackpot_meter_cents", 0, 10**12, 0),
-        bus_publish=_endpoint(reader, "bus.publish", "ipc://run/bus-publish.sock", base),
-        bus_subscribe=_endpoint(reader, "bus.subscribe", "ipc://run/bus-subscribe.sock", base),
-        bus_snapshot=_endpoint(reader, "bus.snapshot", "ipc://run/snapshot.sock", base),
-        store_path=store_path,
+        bus_publish=bus["publish"],
+        bus_subscribe=bus["subscribe"],
+        bus_snapshot=bus["snapshot"],
+        store_path=base / reader.string("store.path", "var/table.sqlite"),
         evidence_dir=base / reader.string("store.evidence", "var/evidence"),
         gpio=gpio,
         shoe_port=reader.string("shoe.port") if shoe_port is not None else None,
         shoe_baudrate=reader.integer("shoe.baudrate", 300, 4_000_000, 115200),
         camera_source=reader.string("camera.source", "sim"),
-        camera_layout=base / reader.string("camera.layout") if reader.raw("camera.layout", None) else None,
+        camera_layout=layout,
         camera_calibration=base / reader.string("camera.calibration", "calibration.json"),
         web_host=reader.string("web.host", "127.0.0.1"),
         web_port=reader.integer("web.port", 1, 65535, 8080),
@@ -122,7 +168,15 @@ def parse_config(text: str, source: Path) -> TableConfig:
 def load_config(path: str | Path) -> TableConfig:
     source = Path(path)
     try:
-        text = source.read_text(encoding="utf-8")
+        raw = source.read_bytes()
     except OSError as error:
         raise ConfigError(str(source), "(file)", None, error.strerror or str(error)) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw[:error.start].count(b"\n") + 1
+        column = error.start - (raw.rfind(b"\n", 0, error.start) + 1) + 1
+        raise ConfigError(str(source), "(encoding)", line,
+                          f"byte 0x{raw[error.start]:02x} at column {column} is not UTF-8: save the file as UTF-8"
+                          ) from None
     return parse_config(text, source)

@@ -24,6 +24,7 @@ from controller.sensors.gpio import (
     InputConfig,
     TableSensors,
 )
+from controller.sensors.gpio_config import gpio_pin
 
 BOUNCE = 0.1  # seconds: long next to a few ms of simulated contact bounce, so a busy machine cannot fake stability
 TIMEOUT = 5.0
@@ -442,10 +443,20 @@ def test_the_toml_form_loads():
 @pytest.mark.parametrize(("cfg", "key", "words"), [
     ({"no_more_bets": {"pin": 17}, "end_of_deal": {"pin": "GPIO17"}}, "end_of_deal", "no_more_bets"),
     ({"cut_card": {"pin": "BCM22", "pull": "down"}, "buzzer": {"pin": 22}}, "buzzer", "cut_card"),
-    ({"shoe": {"pin": -1}}, "shoe", "invalid pin"),
+    ({"no_more_bets": {"pin": 17}, "end_of_deal": {"pin": "BOARD11"}}, "end_of_deal", "GPIO17, already used"),
+    ({"shoe": {"pin": "J8:11"}, "buzzer": {"pin": "gpio17"}}, "buzzer", "already used by gpio.shoe"),
+    ({"shoe": {"pin": -1}}, "shoe", "not a GPIO pin"),
     ({"shoe": {"pin": True}}, "shoe", "BCM number"),
     ({"shoe": {"pin": 4.0}}, "shoe", "BCM number"),
-    ({"shoe": {"pin": ""}}, "shoe", "invalid pin"),
+    ({"shoe": {"pin": ""}}, "shoe", "not a GPIO pin"),
+    ({"shoe": {"pin": " 17"}}, "shoe", "not a GPIO pin"),
+    ({"shoe": {"pin": "x"}}, "shoe", "not a GPIO pin"),
+    ({"shoe": {"pin": "GPIO99"}}, "shoe", "not a GPIO pin"),
+    ({"shoe": {"pin": 40}}, "shoe", "not a GPIO pin"),
+    ({"shoe": {"pin": "WPI0"}}, "shoe", "not a GPIO pin"),  # wiringPi numbers are not taken
+    ({"tower_light": {"pin": "BOARD1"}}, "tower_light", "not a GPIO pin"),  # 3V3
+    ({"tower_light": {"pin": "J8:6"}}, "tower_light", "not a GPIO pin"),  # ground
+    ({"tower_light": {"pin": "GND"}}, "tower_light", "not a GPIO pin"),
     ({"cut_card": {"pin": 22, "bounce_time": -0.01}}, "cut_card", ">= 0"),
     ({"cut_card": {"pin": 22, "bounce_time": 20}}, "cut_card", "not ms"),
     ({"cut_card": {"pin": 22, "bounce_time": "20ms"}}, "cut_card", "seconds"),
@@ -472,20 +483,28 @@ def test_bad_configs_name_the_device(cfg, key, words):
     assert words in str(err.value)
 
 
-@pytest.mark.parametrize(("cfg", "key", "words"), [
-    ({"no_more_bets": {"pin": 17}, "end_of_deal": {"pin": "BOARD11"}}, "end_of_deal", "no_more_bets"),
-    ({"shoe": {"pin": "J8:11"}, "buzzer": {"pin": "WPI0"}}, "buzzer", "shoe"),
-    ({"shoe": {"pin": "GPIO99"}}, "shoe", "not a pin"),
-    ({"shoe": {"pin": 40}}, "shoe", "not a pin"),
-    ({"tower_light": {"pin": "BOARD1"}}, "tower_light", "not a GPIO pin"),
-    ({"tower_light": {"pin": "GND"}}, "tower_light", "not a GPIO pin"),
-])
-def test_pins_are_checked_against_the_board(factory, cfg, key, words):
-    GpioConfig.from_dict(cfg)  # fine on paper: only the board knows
-    with pytest.raises(GpioConfigError) as err:
-        TableSensors(cfg, Recorder(), pin_factory=factory)
-    assert err.value.key == key
-    assert words in str(err.value)
+def test_the_pin_check_agrees_with_gpiozeros_board(factory):
+    """The configuration's own pin check (run by every process, without gpiozero) names the same GPIO as
+    gpiozero's 40-pin header for every pin and spelling, and refuses the power and ground pins."""
+    for _number, info in factory.board_info.headers["J8"].pins.items():
+        for name in info.names:
+            if isinstance(name, str) and name.startswith(("WPI", "3V3", "5V", "GND")):
+                continue
+            if "gpio" in info.interfaces:
+                assert gpio_pin("shoe", name) == info.name
+            else:
+                with pytest.raises(GpioConfigError, match="not a GPIO pin"):
+                    gpio_pin("shoe", name)
+
+
+def test_a_pin_missing_from_the_board_is_refused_when_opened():
+    # The first Pi's 26-pin header has no GPIO27: the board, not the configuration, knows that.
+    old_board = MockFactory(revision="0002")
+    try:
+        with pytest.raises(GpioConfigError, match=r"end_of_deal\.pin: 27 \(GPIO27\) is not a GPIO pin of this board"):
+            TableSensors({"end_of_deal": {"pin": 27}}, Recorder(), pin_factory=old_board)
+    finally:
+        old_board.reset()
 
 
 def test_dataclass_configs_are_validated_too():

@@ -117,6 +117,10 @@ class TomlReader:
                    extra_keys: frozenset[str] | set[str] = frozenset()) -> None:
         """Refuse any table or key the schema does not know, suggesting the closest."""
         for name, value in self.data.items():
+            if name in schema and not isinstance(value, dict):
+                raise self.fail(name, f"must be a table [{name}], got {value!r}")
+            if name in top_level and isinstance(value, dict):
+                raise self.fail(name, "must be a value, not a table")
             if isinstance(value, dict):
                 if name not in schema:
                     raise self.fail(name, f"unknown table{suggest(name, schema)}")
