@@ -3,6 +3,7 @@ messages, sequence numbers, heartbeats, fuzzing, and late joiners (Clone pattern
 
 from __future__ import annotations
 
+import json
 import random
 import threading
 from contextlib import contextmanager
@@ -15,7 +16,7 @@ from tables import rules_for
 
 from controller.bus.clone import TableFollower
 from controller.bus.proxy import Proxy
-from controller.bus.schema import ButtonPressed, CardPlaced, Envelope, EvidenceSaved, encode
+from controller.bus.schema import BadMessage, ButtonPressed, CardPlaced, Envelope, EvidenceSaved, decode, encode
 from controller.bus.transport import Publisher, Subscriber
 from controller.engine import Engine
 from controller.store import EventStore, NewEvent
@@ -267,3 +268,15 @@ def test_the_engine_counts_an_evidence_event_as_acted_on(bus, tmp_path):
     finally:
         engine.close()
         store.close()
+
+
+@pytest.mark.parametrize("field", ["seq", "mono_ns", "wall_ns"])
+def test_a_number_the_store_cannot_hold_is_refused_with_its_field(field):
+    """The store keeps these in 64-bit SQLite columns: 2**63 would stop the engine's append, so decoding refuses it."""
+    fields = {"publisher": "vision", "seq": 1, "mono_ns": 1, "wall_ns": 1,
+              "body": {"type": "heartbeat", "interval_ms": 1000}}
+    assert decode([b"vision.heartbeat", json.dumps(fields).encode()])[1].seq == 1
+    for wrong in (2**63, -1):
+        payload = json.dumps({**fields, field: wrong}).encode()
+        with pytest.raises(BadMessage, match=field):
+            decode([b"vision.heartbeat", payload])

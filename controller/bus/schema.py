@@ -10,7 +10,7 @@ tag is refused with msgspec's message, which names the field.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -164,11 +164,15 @@ AnyBody = (
 )
 
 
+#: the store keeps these in SQLite INTEGER columns (64-bit signed): a larger number is refused here, not by the store
+StoredInt = Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1)]
+
+
 class Envelope(msgspec.Struct, forbid_unknown_fields=True):
     publisher: str
-    seq: int
-    mono_ns: int
-    wall_ns: int
+    seq: StoredInt
+    mono_ns: StoredInt
+    wall_ns: StoredInt
     body: AnyBody
     #: a new value each time the publisher's process starts: its numbering starts again
     instance: str = ""
