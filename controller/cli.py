@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from . import shutdown  # first: from here on, a Ctrl-C while the rest loads is recorded, not a traceback
 from .profiles import load_profile, profile_names
 from .rules.errors import RulesError
 from .rules.history import parse_history
@@ -28,43 +29,68 @@ def cmd_profiles(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    history = parse_history(Path(args.file).read_text(encoding="utf-8"))
-    profile = load_profile(history.profile_name)
-    table = Table(history.rules(profile))
-    for index, op in enumerate(history.operations):
+    from .replay import ReplayError, history_rules, history_text, report
+    from .rules.errors import HistoryError
+
+    path = Path(args.file)
+    try:
+        history = parse_history(history_text(path))
+        table = Table(history_rules(history))
+    except ReplayError as error:
+        print(f"stud-table: {error}", file=sys.stderr)
+        return 2
+    except HistoryError as error:
+        print(f"stud-table: {path}, line {error.line_number}: {error.message}", file=sys.stderr)
+        return 2
+    for op, line in zip(history.operations, history.lines, strict=True):
         try:
             table.apply(op)
-        except RulesError as error:
-            print(f"{args.file}: operation {index + 1} ({op.kind}): {error}", file=sys.stderr)
+        except RulesError as error:  # a readable line the table refuses: the history itself is wrong
+            print(f"stud-table: {path}, line {line} ({op.kind}): {error}", file=sys.stderr)
             return 1
     summary = table_summary(table, history=True)
     if args.json:
         _print_json(summary)
     else:
-        print(f"{summary['operations']} operations, phase {summary['phase']}, {len(summary['flags'])} flags")
-        for flag in summary["flags"]:
-            print(f"  [{flag['severity']}] {flag['label_fr']}: {flag['detail']}")
+        sys.stdout.write(report(summary))
+    return 0
+
+
+def cmd_export_history(args: argparse.Namespace) -> int:
+    from .config import load_config
+    from .export import ExportError, coup_history
+    from .files import write_atomically
+
+    config = load_config(args.config)
+    try:
+        coup = coup_history(args.store, config.rules, args.coup, config.jackpot_meter_cents)
+    except ExportError as error:
+        print(f"stud-table: {error}", file=sys.stderr)
+        return 2
+    text = coup.text(config.rules, args.store)
+    if args.output:
+        write_atomically(Path(args.output), text.encode())
+        print(f"{args.output}: coup {coup.coup}, {len(coup.operations)} operations"
+              + ("" if coup.ended else " (still in progress)"))
+    else:
+        sys.stdout.write(text)
     return 0
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
     from .analysis.exact import analyze
+    from .analysis.report import analysis_report
+    from .progress import Progress, print_report
 
     profile = load_profile(args.profile)
     actions = frozenset(args.actions.split(",")) if args.actions else None
-
-    def progress(fraction: float) -> None:
-        if not args.quiet:
-            print(f"\r{fraction:6.1%}", end="", file=sys.stderr, flush=True)
-
-    result = analyze(profile, args.strategy, actions=actions, sample=args.sample, seed=args.seed, progress=progress)
-    if not args.quiet:
-        print(file=sys.stderr)
+    with Progress(enabled=not args.quiet) as progress:  # on stderr, where it is a terminal
+        result = analyze(profile, args.strategy, actions=actions, sample=args.sample, seed=args.seed,
+                         progress=progress.fraction, phase=progress.phase)
     if args.json:
         _print_json(result)
     else:
-        for key, value in result.items():
-            print(f"{key}: {value}")
+        print_report(*analysis_report(result, profile.jackpot_stake_cents if profile.jackpot else None))
     return 0
 
 
@@ -84,8 +110,7 @@ def _setup_logging(level: str = "INFO") -> None:
 
 
 def cmd_proxy(args: argparse.Namespace) -> int:
-    import signal
-    import threading
+    import logging
 
     from .bus.proxy import Proxy
     from .config import load_config
@@ -94,11 +119,10 @@ def cmd_proxy(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     _make_ipc_dirs(config.bus_publish, config.bus_subscribe)
     proxy = Proxy(config.bus_publish, config.bus_subscribe)
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    signal.signal(signal.SIGINT, lambda *_: stop.set())
-    stop.wait()
+    while not shutdown.STOP.wait(3600):  # polled: a signal the kernel hands to another thread still ends it
+        pass
     proxy.close()
+    logging.getLogger("stud-table.proxy").info("proxy: stopped on %s", shutdown.STOP.describe())
     return 0
 
 
@@ -119,11 +143,15 @@ def cmd_engine(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     config.store_path.parent.mkdir(parents=True, exist_ok=True)
     _make_ipc_dirs(config.bus_snapshot)
+    context = zmq.Context.instance()
     store = EventStore(config.store_path, config.evidence_dir)
-    engine = Engine(config.rules, store, zmq.Context.instance(), config.bus_subscribe, config.bus_publish,
-                    config.bus_snapshot, jackpot_meter=config.jackpot_meter_cents)
-    serve(engine)
-    store.close()
+    try:
+        engine = Engine(config.rules, store, context, config.bus_subscribe, config.bus_publish,
+                        config.bus_snapshot, jackpot_meter=config.jackpot_meter_cents)
+        serve(engine)  # until SIGINT or SIGTERM, even one that came while the store was replayed
+    finally:
+        store.close()  # after the last batch's commit: serve returns between batches
+    shutdown.term_context(context)  # the sockets are closed: the last state goes out (linger), then the I/O threads
     return 0
 
 
@@ -137,8 +165,6 @@ def cmd_vision(args: argparse.Namespace) -> int:
 
 
 def cmd_sensors(args: argparse.Namespace) -> int:
-    import signal
-
     import zmq
 
     from .config import load_config
@@ -154,20 +180,21 @@ def cmd_sensors(args: argparse.Namespace) -> int:
             print("stud-table sensors: --virtual-pins needs [gpio.*] pins in the configuration", file=sys.stderr)
             return 2
         factory = mock_factory()
-    bridge = SensorBridge(config, zmq.Context.instance(), pin_factory=factory)
+    context = zmq.Context.instance()
+    bridge = SensorBridge(config, context, pin_factory=factory)
     pins = None
-    if args.virtual_pins and bridge.gpio:
-        from .sensors.virtual import VirtualPinsServer
-
-        pins = VirtualPinsServer(zmq.Context.instance(), args.virtual_pins, bridge.gpio, factory)
-    signal.signal(signal.SIGTERM, lambda *_: bridge.stop())
-    signal.signal(signal.SIGINT, lambda *_: bridge.stop())
     try:
+        if args.virtual_pins and bridge.gpio:
+            from .sensors.virtual import VirtualPinsServer
+
+            pins = VirtualPinsServer(context, args.virtual_pins, bridge.gpio, factory)
+        shutdown.STOP.on_stop(bridge.stop)  # at once if a signal came while starting
         bridge.run()
     finally:
         if pins:
             pins.close()
         bridge.close()
+    shutdown.term_context(context)
     return 0
 
 
@@ -216,6 +243,8 @@ def cmd_eval_vision(args: argparse.Namespace) -> int:
         argv += ["--models", args.models]
     if args.json:
         argv.append("--json")
+    if args.quiet:
+        argv.append("--quiet")
     return int(evaluate_main(argv) or 0)
 
 
@@ -243,10 +272,28 @@ def build_parser() -> argparse.ArgumentParser:
     profiles = commands.add_parser("profiles", help="list and validate the shipped rule profiles")
     profiles.set_defaults(func=cmd_profiles)
 
-    replay = commands.add_parser("replay", help="replay a table history file; print state, flags and payouts")
-    replay.add_argument("file")
-    replay.add_argument("--json", action="store_true")
+    from .replay import FORMAT_EXAMPLE
+
+    replay = commands.add_parser("replay", help="replay a table history file; print state, flags and payouts",
+                                 description="Replay a table history file through the rules core; print the "
+                                             "state, the flags, then each settlement's payouts in paying order.",
+                                 epilog=FORMAT_EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
+    replay.add_argument("file", help="a history file (stud-table export-history writes one from the store)")
+    replay.add_argument("--json", action="store_true", help="the whole state as JSON (amounts in cents)")
     replay.set_defaults(func=cmd_replay)
+
+    export_history = commands.add_parser(
+        "export-history", help="write a coup recorded in the table's store as a history file (for replay)",
+        description="Play the store's events through the engine's referee, as the engine does, and write coup N "
+                    "as a history file: replay reads it back to the engine's state, flags and payouts.")
+    export_history.add_argument("store", metavar="STORE.sqlite", help="the table's event store")
+    export_history.add_argument("--coup", type=int, required=True, metavar="N",
+                                help="the coup's number, as the review and the flags give it")
+    export_history.add_argument("--config", required=True,
+                                help="the table's configuration: the rules in force (the store does not record "
+                                     "them) and the jackpot meter")
+    export_history.add_argument("-o", "--output", metavar="FILE", help="write here (default: standard output)")
+    export_history.set_defaults(func=cmd_export_history)
 
     analyze = commands.add_parser("analyze", help="the game's exact figures (house edge, rates) by enumeration")
     analyze.add_argument("--profile", required=True, choices=profile_names())
@@ -255,7 +302,8 @@ def build_parser() -> argparse.ArgumentParser:
     analyze.add_argument("--sample", type=int, help="Monte-Carlo: sample this many deals instead of enumerating")
     analyze.add_argument("--seed", type=int, default=0)
     analyze.add_argument("--json", action="store_true")
-    analyze.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    analyze.add_argument("--quiet", action="store_true",
+                         help="no progress on stderr (shown only where stderr is a terminal)")
     analyze.set_defaults(func=cmd_analyze)
 
     proxy = commands.add_parser("proxy", help="run the bus's XSUB/XPUB proxy")
@@ -306,6 +354,8 @@ def build_parser() -> argparse.ArgumentParser:
     eval_vision.add_argument("--errata", help="CSV of label corrections (models/val_label_errata.csv for the val set)")
     eval_vision.add_argument("--models", help="folder of the reader's weights, to score candidates (default: models/)")
     eval_vision.add_argument("--json", action="store_true")
+    eval_vision.add_argument("--quiet", action="store_true",
+                             help="no progress on stderr (shown only where stderr is a terminal)")
     eval_vision.set_defaults(func=cmd_eval_vision)
 
     def cmd_calibrate(args: argparse.Namespace) -> int:
@@ -342,13 +392,34 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: the commands that run until stopped: SIGINT or SIGTERM asks for an orderly stop, once or twice, at any moment
+#: (controller/shutdown.py); they exit 0 when stopped so
+LONG_RUNNING = frozenset({"proxy", "engine", "sensors", "vision", "run", "web", "demo"})
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    stop = shutdown.STOP
+    if args.command in LONG_RUNNING:
+        stop.install()  # already, from the import, for the stud-table process itself
+        if stop.requested:  # stopped while it was loading: nothing started, nothing to stop
+            stop.ignore_further()
+            return 0
+    else:
+        stop.uninstall()  # a short command: Ctrl-C interrupts it as usual
+        if stop.requested:
+            return 128 + (stop.signum or 0)
     try:
         return int(args.func(args))
+    except KeyboardInterrupt:  # a short command interrupted: no traceback (the long ones never see one)
+        print("stud-table: interrupted", file=sys.stderr)
+        return 130
     except (RulesError, TomlError, OSError) as error:
         print(f"stud-table: {error}", file=sys.stderr)
         return 2
+    finally:
+        if args.command in LONG_RUNNING:
+            stop.ignore_further()  # done: a late Ctrl-C must not kill the exit
 
 
 if __name__ == "__main__":

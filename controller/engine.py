@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import signal
 import threading
 import time
 from dataclasses import dataclass, field
@@ -373,12 +372,18 @@ class Engine:
 
 
 def serve(engine: Engine) -> None:
-    """Run until SIGTERM or SIGINT."""
-    signal.signal(signal.SIGTERM, lambda *_: engine.stop())
-    signal.signal(signal.SIGINT, lambda *_: engine.stop())
+    """Run until SIGTERM or SIGINT (the process's stop request, ``controller.shutdown.STOP``: one that came while
+    the engine was starting stops it at once). Its sockets are closed on the way out; the store is the caller's,
+    closed after the last batch committed (each batch is committed before it is acted on)."""
+    from .shutdown import STOP
+
+    STOP.install()
+    callback = STOP.on_stop(engine.stop)
     started = time.monotonic()
     try:
         engine.run()
     finally:
+        STOP.forget(callback)
         engine.close()
-        log.info("engine: stopped after %.0f s", time.monotonic() - started)
+        log.info("engine: stopped after %.0f s%s", time.monotonic() - started,
+                 f" on {STOP.describe()}" if STOP.requested else "")

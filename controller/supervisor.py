@@ -8,15 +8,19 @@ logged every ``health_every`` seconds.
 from __future__ import annotations
 
 import logging
-import signal
 import subprocess
 import sys
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .shutdown import STOP, parent_death_signal
+
 log = logging.getLogger("stud-table.run")
+
+
+#: Linux: each child gets SIGTERM should the supervisor die, even killed outright
+_die_with_parent = parent_death_signal()
 
 
 @dataclass
@@ -30,7 +34,10 @@ class Child:
     backoff: float = field(default=0.5)
 
     def start(self) -> None:
-        self.process = subprocess.Popen(self.argv)
+        # In a process group of its own: a Ctrl-C in the supervisor's terminal reaches the supervisor only, which
+        # stops its children in order (SIGTERM), never a child still loading its modules.
+        self.process = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, process_group=0,
+                                        preexec_fn=_die_with_parent)
         self.started_at = time.monotonic()
         log.info("started %s (pid %d)", self.name, self.process.pid)
 
@@ -40,6 +47,7 @@ class Child:
 
 
 def table_processes(config: Path, with_sensors: bool, with_vision: bool = False) -> list[Child]:
+    """The proxy first (the bus the others connect to; stopped last), then the others."""
     python = [sys.executable, "-m", "controller.cli"]
     children = [Child("proxy", [*python, "proxy", "--config", str(config)]),
                 Child("engine", [*python, "engine", "--config", str(config)])]
@@ -52,20 +60,33 @@ def table_processes(config: Path, with_sensors: bool, with_vision: bool = False)
 
 
 class Supervisor:
-    def __init__(self, children: list[Child], health_every: float = 30.0) -> None:
+    """``stop_timeout``: how long a child has to stop on SIGTERM before it is killed (and the log says so)."""
+
+    def __init__(self, children: list[Child], health_every: float = 30.0, stop_timeout: float = 10.0) -> None:
         self.children = children
         self.health_every = health_every
-        self._stop = threading.Event()
+        self.stop_timeout = stop_timeout
+        self._stopping = False  # a plain flag: set from a signal handler, polled by the loop
+        self.killed: list[str] = []
 
     def stop(self) -> None:
-        self._stop.set()
+        self._stopping = True
+
+    def _sleep(self, seconds: float) -> bool:
+        """Sleep, in short steps; True as soon as the stop is asked for."""
+        deadline = time.monotonic() + seconds
+        while not self._stopping and time.monotonic() < deadline:
+            time.sleep(min(0.05, max(0.0, deadline - time.monotonic())))
+        return self._stopping
 
     def run(self) -> None:
         for child in self.children:
+            if self._stopping:
+                break
             child.start()
-            time.sleep(0.2)  # the proxy binds before the others connect
+            self._sleep(0.2)  # the proxy binds before the others connect
         last_health = time.monotonic()
-        while not self._stop.wait(0.2):
+        while not self._sleep(0.2):
             now = time.monotonic()
             for child in self.children:
                 if child.alive:
@@ -89,19 +110,41 @@ class Supervisor:
         self.shutdown()
 
     def shutdown(self) -> None:
-        for child in reversed(self.children):
-            if child.alive and child.process:
-                child.process.terminate()
-        for child in reversed(self.children):
-            if child.process:
-                try:
-                    child.process.wait(10)
-                except subprocess.TimeoutExpired:
-                    child.process.kill()
-        log.info("stopped")
+        """SIGTERM to every child but the first (the proxy), each given ``stop_timeout`` seconds; then the proxy, so
+        the bus carries the others' last messages. A child that does not stop in time is killed, and logged."""
+        began = time.monotonic()
+        for wave in (self.children[1:][::-1], self.children[:1]):
+            self._stop_all(wave)
+        log.info("stopped in %.1f s%s", time.monotonic() - began,
+                 f" ({len(self.killed)} killed: {', '.join(self.killed)})" if self.killed else "")
+
+    def _stop_all(self, children: list[Child]) -> None:
+        began = time.monotonic()
+        running = [child for child in children if child.alive]  # not the ones dead and waiting for a restart
+        for child in running:
+            assert child.process is not None
+            child.process.terminate()
+        deadline = began + self.stop_timeout
+        for child in running:
+            assert child.process is not None
+            try:
+                code = child.process.wait(max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                child.process.kill()
+                child.process.wait()
+                self.killed.append(child.name)
+                log.error("killed %s after %.1f s (pid %d): it did not stop on SIGTERM", child.name,
+                          time.monotonic() - began, child.process.pid)
+                continue
+            log.info("%s stopped (code %s) in %.1f s", child.name, code, time.monotonic() - began)
 
 
 def serve(supervisor: Supervisor) -> None:
-    signal.signal(signal.SIGTERM, lambda *_: supervisor.stop())
-    signal.signal(signal.SIGINT, lambda *_: supervisor.stop())
-    supervisor.run()
+    """Run until SIGTERM or SIGINT (the process's stop request: ``controller.shutdown.STOP``); a second signal
+    while the children are stopped changes nothing."""
+    STOP.install()
+    callback = STOP.on_stop(supervisor.stop)
+    try:
+        supervisor.run()
+    finally:
+        STOP.forget(callback)

@@ -240,3 +240,69 @@ def test_purchase_bound_changes_nothing() -> None:
     full = exact._exact_chunk(*arguments, False).sum(axis=0)
     assert pruned[exact._COL_BUY] > 0
     assert (pruned == full).all()
+
+
+# --- the command's report and progress ------------------------------------------------------------------------
+
+
+ANALYZE_SAMPLE = ["analyze", "--profile", "caribbean-us", "--strategy", "optimal", "--sample", "2000", "--seed", "1"]
+
+
+def test_analyze_prints_tables_of_named_figures_with_units_and_nothing_on_a_non_terminal_stderr(capsys,
+                                                                                              monkeypatch) -> None:
+    from controller.analysis.report import percent
+    from controller.cli import main
+
+    for name in ("FORCE_COLOR", "TTY_COMPATIBLE"):  # rich's switches, which would make a pipe count as a terminal
+        monkeypatch.delenv(name, raising=False)
+
+    assert main(ANALYZE_SAMPLE) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""  # stderr is not a terminal here: no progress, no carriage returns
+    out = captured.out
+    result = analyze(load("caribbean-us"), "optimal", sample=2_000, seed=1)  # the same deals
+    for line in (f"House edge {percent(result['house_edge'])} of the ante",
+                 f"Its standard error {percent(result['standard_error'])} of the ante",
+                 f"Expected wager {result['expected_wager']:.4f} antes",
+                 f"Dealer qualifies {percent(result['dealer_qualifies'])} of deals",
+                 f"Player folds {percent(result['outcomes']['fold'])}",
+                 f"Full house {percent(result['win_by_category']['full_house'])}",
+                 f"Jackpot: house edge {percent(result['side_bets']['jackpot']['house_edge'])} of the stake",
+                 "sampled: 2,000 random deals (seed 1)"):
+        assert line in " ".join(out.split()), line
+    assert "Jackpot: meter assumed 100,000 stakes 100,000.00 € at 1.00 € a stake" in " ".join(out.split())
+    assert "{" not in out and "}" not in out and "house_edge" not in out and "Other figures" not in out
+    assert "\r" not in out and "\x1b" not in out
+
+
+def test_analyze_shows_phases_and_a_bar_on_a_terminal_and_its_json_stays_clean(capsys, monkeypatch) -> None:
+    import json
+
+    from controller.cli import main
+
+    monkeypatch.setenv("TTY_COMPATIBLE", "1")  # rich's switch: stderr counts as a terminal
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main([*ANALYZE_SAMPLE, "--json"]) == 0
+    captured = capsys.readouterr()
+    result = json.loads(captured.out)
+    assert result["deals"] == 2_000 and "house_edge" in result
+    assert "dealing 2,000 random deals" in captured.err and "100%" in captured.err
+    assert main([*ANALYZE_SAMPLE, "--json", "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_the_report_shows_every_field_even_one_it_does_not_know(capsys, monkeypatch) -> None:
+    from controller.analysis.report import analysis_report
+    from controller.progress import print_report
+
+    result = analyze(load("fr-2007"), "optimal", sample=500, seed=2)
+    exact_like = {key: value for key, value in result.items() if key not in ("seed", "standard_error")}
+    exact_like.update(mode="exact", classes=5_649_150, purchase_deals=12, house_edge_fraction="1/20",
+                      new_figure={"in_antes": 0.5})
+    monkeypatch.setenv("COLUMNS", "200")
+    print_report(*analysis_report(exact_like))
+    text = " ".join(capsys.readouterr().out.split())
+    assert "exact, over every one of 500 deals (5,649,150 classes up to the suits) and 12 card purchases" in text
+    assert "House edge, exactly 1/20 of the ante" in text
+    assert "Bonus: paid" in text and "Card purchases" in text
+    assert "Other figures" in text and "New figure: in antes 0.5" in text

@@ -165,3 +165,80 @@ def test_weights_the_reader_cannot_use_are_refused_naming_the_file(tmp_path, cap
     assert main(["--manifest", str(m), "--models", str(candidate)]) == 2
     err = capsys.readouterr().err
     assert f"the reader in {candidate} cannot be loaded" in err and message in err
+
+
+# --- the command's report and progress ------------------------------------------------------------------------
+
+
+def _command_with_a_fake_reader(tmp_path: Path, monkeypatch) -> tuple[list[str], FakeReader]:
+    """``main``'s arguments for a manifest of two photos (one excluded), and the FakeReader that ``main`` then loads
+    instead of the card reader (the weights' files are there, never read)."""
+    import vision.identify
+    from vision.evaluate import READER_FILES
+
+    m = _manifest(tmp_path, ["images/a.jpg,AS,0,0,100,150", "images/a.jpg,10H,200,0,300,150",
+                             "images/b.jpg,K?,0,0,100,150", "images/b.jpg,BACK,300,0,400,150"])
+    answers = {"a.jpg": [_Det("AS", (0, 0, 100, 150)), _Det("10D", (200, 0, 300, 150)), _Det("2C", (600, 0, 700, 1))],
+               "b.jpg": [_Det("KD", (0, 0, 100, 150))]}
+    reader = FakeReader(answers)
+    monkeypatch.setattr(vision.identify, "CardReader", lambda models: reader)
+    models = tmp_path / "models"
+    models.mkdir()
+    for name in READER_FILES:
+        (models / name).write_bytes(b"never loaded")
+    exclude = tmp_path / "overlap.csv"
+    exclude.write_text("val_image\nimages/b.jpg\n")
+    return ["--manifest", str(m), "--models", str(models), "--exclude", str(exclude)], reader
+
+
+def test_the_plain_report_is_a_table_of_figures_values_and_counts(tmp_path, monkeypatch, capsys) -> None:
+    from vision.evaluate import main
+
+    argv, _ = _command_with_a_fake_reader(tmp_path, monkeypatch)
+    for name in ("FORCE_COLOR", "TTY_COMPATIBLE"):  # rich's switches, which would make a pipe count as a terminal
+        monkeypatch.delenv(name, raising=False)
+    assert main([*argv[:4], "--details"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""  # stderr is not a terminal here: no progress
+    text = " ".join(captured.out.split())
+    for row in ("Cards read right 66.7% 2 of 3 face-up cards", "Ranks read right 100.0% 3 of 3 face-up cards",
+                "Suits read right 50.0% 1 of 2 cards of a known suit", "Backs found 0.0% 0 of 1 backs",
+                "Chips found - 0 of 0 chips", "False cards 0.50 per image 1 in 2 images", "Photos scored 2 0 left out",
+                "s per image", "Misread cards (2)", "images/a.jpg 10H 10D", "images/b.jpg BACK nothing"):
+        assert row in text, row
+    assert "{" not in captured.out and "card_accuracy" not in captured.out
+
+
+def test_both_runs_side_by_side_and_json_unchanged(tmp_path, monkeypatch, capsys) -> None:
+    import json
+
+    from vision.evaluate import evaluate_manifest, main
+
+    argv, reader = _command_with_a_fake_reader(tmp_path, monkeypatch)
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main([*argv, "--both"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "figure all photos of how many without excluded of how many" in text
+    assert "Cards read right 66.7% 2 of 3 face-up cards 50.0% 1 of 2 face-up cards" in text
+    assert "Photos scored 2 0 left out 1 1 left out" in text and "read above" in text
+    assert main([*argv, "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    expected = evaluate_manifest(argv[1], argv[5], reader=reader)  # what --json printed before the tables came
+    assert {k: v for k, v in res.items() if k != "seconds_per_image"} == {
+        k: v for k, v in expected.items() if k != "seconds_per_image"}
+
+
+def test_progress_over_the_photos_shows_on_a_terminal_and_not_with_quiet(tmp_path, monkeypatch, capsys) -> None:
+    import json
+
+    from vision.evaluate import main
+
+    argv, _ = _command_with_a_fake_reader(tmp_path, monkeypatch)
+    monkeypatch.setenv("TTY_COMPATIBLE", "1")  # rich's switch: stderr counts as a terminal
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main([*argv, "--json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["images"] == 1
+    assert "loading the card reader" in captured.err and "(1/1 images)" in captured.err
+    assert main([*argv, "--json", "--quiet"]) == 0
+    assert capsys.readouterr().err == ""

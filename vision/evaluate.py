@@ -20,7 +20,7 @@ import json
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from vision.common import CARDS, MODELS, Row, read_manifest, split_card
@@ -99,11 +99,15 @@ def evaluate_manifest(
     limit: int | None = None,
     details: bool = False,
     errata=None,
+    progress: Callable[[int, int], None] | None = None,
+    counts: Counter | None = None,
 ) -> dict:
     """Run the reader on every image of the manifest and score it.
 
     ``exclude``: a CSV (``val_overlap.csv``: its ``val_image`` column; else an ``image`` column) or image names.
     ``errata``: a CSV of label corrections (``apply_errata``).
+    ``progress``: called with (images read, images to read), before the first and after each.
+    ``counts``: a Counter that receives every count behind the figures (``faces_correct``, ``faces_suit_known``...).
     Returns card_accuracy, rank_accuracy, suit_accuracy, back_recall, chip_recall, face_detection_recall,
     false_cards_per_image, images, and the counts behind them.
     """
@@ -119,10 +123,12 @@ def evaluate_manifest(
     names = [n for n in sorted(man) if n not in skip and Path(n).name not in skip]
     if limit:
         names = names[:limit]
-    c = Counter()
+    c = counts if counts is not None else Counter()
     errors: list[dict] = []
     t0 = time.time()
-    for name in names:
+    if progress is not None:
+        progress(0, len(names))
+    for done, name in enumerate(names, start=1):
         rows = man[name]
         preds = reader.read(root / name)
         pcards = [p for p in preds if p.label != "CHIP"]
@@ -193,6 +199,8 @@ def evaluate_manifest(
                     c["chips"] += n
                     c["chips_found"] += min(n, sum(1 for p in preds if p.label == "CHIP"))
         c["images"] += 1
+        if progress is not None:
+            progress(done, len(names))
 
     def ratio(a: str, b: str) -> float | None:
         return round(c[a] / c[b], 4) if c[b] else None
@@ -245,6 +253,7 @@ def main(argv: Iterable[str] | None = None) -> int:
     ap.add_argument("--errata", default=None, help="CSV of label corrections (image,label,x1,y1,x2,y2,corrected,seen)")
     ap.add_argument("--models", type=Path, default=MODELS,
                     help=f"folder of the reader's weights ({', '.join(READER_FILES)}; default: models/)")
+    ap.add_argument("--quiet", action="store_true", help="no progress on stderr (shown only where it is a terminal)")
     a = ap.parse_args(list(argv) if argv is not None else None)
     missing = [name for name in READER_FILES if not (a.models / name).is_file()]
     if missing:  # said before any model is loaded or image read
@@ -257,38 +266,102 @@ def main(argv: Iterable[str] | None = None) -> int:
         except (ErrataError, OSError) as e:
             print(f"eval-vision: {e}", file=sys.stderr)
             return 2
-    from vision.identify import CardReader
+    from controller.progress import Progress, print_report
 
-    try:
-        card_reader = CardReader(models=a.models)
-    except Exception as e:  # weights that are not this code's reader's, or no weights at all
-        print(f"eval-vision: the reader in {a.models} cannot be loaded: {type(e).__name__}: {e}", file=sys.stderr)
-        return 2
-    if a.both:
-        reader = _MemoReader(card_reader)
-        res = {
-            "all": evaluate_manifest(a.manifest, None, reader=reader, limit=a.limit, details=a.details,
-                                     errata=a.errata),
-            "excluding": evaluate_manifest(a.manifest, a.exclude, reader=reader, limit=a.limit, details=a.details,
-                                           errata=a.errata),
-        }
-        print(json.dumps(res, indent=2))
-        return 0
-    res = evaluate_manifest(a.manifest, a.exclude, reader=card_reader, limit=a.limit, details=a.details,
-                            errata=a.errata)
+    with Progress(enabled=not a.quiet) as progress:  # on stderr, where it is a terminal
+        progress.phase(f"loading the card reader from {a.models}")
+        from vision.identify import CardReader
+
+        try:
+            card_reader = CardReader(models=a.models)
+        except Exception as e:  # weights that are not this code's reader's, or no weights at all
+            progress.fail()
+            print(f"eval-vision: the reader in {a.models} cannot be loaded: {type(e).__name__}: {e}", file=sys.stderr)
+            return 2
+
+        def read_photos(text: str):
+            progress.phase(text)
+            return lambda done, total: progress.update(done, total, unit="images")
+
+        runs: dict[str, tuple[dict, Counter]] = {}
+        if a.both:
+            reader = _MemoReader(card_reader)
+            for key, exclude, text in (("all", None, "reading the photos"),
+                                       ("excluding", a.exclude, "scoring without the excluded (already read)")):
+                counts: Counter = Counter()
+                res = evaluate_manifest(a.manifest, exclude, reader=reader, limit=a.limit, details=a.details,
+                                        errata=a.errata, progress=read_photos(text), counts=counts)
+                runs[key] = res, counts
+        else:
+            counts = Counter()
+            res = evaluate_manifest(a.manifest, a.exclude, reader=card_reader, limit=a.limit, details=a.details,
+                                    errata=a.errata, progress=read_photos("reading the photos"), counts=counts)
+            runs[""] = res, counts
     if a.json:
-        print(json.dumps(res, indent=2))
+        print(json.dumps({key: res for key, (res, _) in runs.items()} if a.both else runs[""][0], indent=2))
     else:
-        for k, v in res.items():
-            if k != "errors":
-                print(f"{k:24s} {v}")
-        for e in res.get("errors", []):
-            print(f"  miss {e['image']} {e['label']} -> {e['got']}")
+        titles = {"": "the photos", "all": "all photos", "excluding": "without excluded"}
+        print_report(*evaluation_report({titles[key]: run for key, run in runs.items()}, a.manifest, read_once=a.both))
     return 0
+
+
+def evaluation_report(runs: dict[str, tuple[dict, Counter]], manifest=None, read_once: bool = False) -> list:
+    """``eval-vision``'s plain report: a table of the figures, each with its value and how many it counts, per run
+    (``runs``: a title for each, and what ``evaluate_manifest`` returned with its ``counts``), then the misread
+    cards where listed. ``read_once``: the runs after the first scored photos the first read (no reading time)."""
+    from rich.text import Text
+
+    from controller.progress import clock, report_table
+
+    several = len(runs) > 1
+    columns = ["figure"]
+    for title in runs:
+        columns += [title, "of how many"] if several else ["value", "of how many"]
+    table = report_table(None, *columns)
+    table.columns[0].no_wrap = True
+    for column in table.columns[1::2]:
+        column.no_wrap = True
+    for column in table.columns[2::2]:
+        column.justify = "left"
+
+    def row(figure: str, unit: str, cell: Callable[[dict, Counter, bool], tuple[str, str]]) -> None:
+        cells: list[str] = []
+        for index, (res, c) in enumerate(runs.values()):
+            value, count = cell(res, c, read_once and index > 0)
+            cells += [value, f"{count} {unit}".rstrip() if count else ""]
+        table.add_row(figure, *cells)
+
+    def ratio(hits: str, of: str) -> Callable[[dict, Counter, bool], tuple[str, str]]:
+        return lambda res, c, reused: (f"{c[hits] / c[of]:.1%}" if c[of] else "-", f"{c[hits]:,} of {c[of]:,}")
+
+    row("Cards read right", "face-up cards", ratio("faces_correct", "faces"))
+    row("Ranks read right", "face-up cards", ratio("faces_rank_correct", "faces"))
+    row("Suits read right", "cards of a known suit", ratio("faces_suit_correct", "faces_suit_known"))
+    row("Face-up cards detected", "face-up cards", ratio("faces_detected", "faces"))
+    row("Backs found", "backs", ratio("backs_found", "backs"))
+    row("Chips found", "chips", ratio("chips_found", "chips"))
+    row("False cards", "images", lambda res, c, reused: (
+        "-" if res["false_cards_per_image"] is None else f"{res['false_cards_per_image']:.2f} per image",
+        f"{c['false_cards']:,} in {c['images']:,}"))
+    row("Photos scored", "", lambda res, c, reused: (
+        f"{res['images']:,}", "" if res["excluded_images"] is None else f"{res['excluded_images']:,} left out"))
+    row("Labels corrected", "", lambda res, c, reused: (f"{res['corrected_labels']:,}", "by the errata"))
+    row("Reading time", "", lambda res, c, reused: ("read above", "") if reused else (
+        f"{res['seconds_per_image']:.3f} s per image", clock(res["seconds_per_image"] * res["images"]) + " in all"))
+    out: list = ([Text(f"The card reader on {manifest}", style="bold")] if manifest else []) + [table]
+    for title, (res, _) in runs.items():
+        if "errors" not in res:
+            continue
+        misread = report_table(f"Misread cards{f', {title}' if several else ''} ({len(res['errors']):,})",
+                               "photo", "label", "read as")
+        for e in res["errors"]:
+            misread.add_row(e["image"], e["label"], e["got"] or "nothing")
+        out.append(misread)
+    return out
 
 
 if __name__ == "__main__":
     sys.exit(main())
 
 
-__all__ = ["box_iou", "evaluate_manifest"]
+__all__ = ["box_iou", "evaluate_manifest", "evaluation_report"]

@@ -156,17 +156,27 @@ def _synth_crops(
 
 
 def train_identifier(args: argparse.Namespace) -> None:
+    from controller.progress import Progress
+
+    with Progress() as progress:  # phases and each epoch's batches on stderr, where it is a terminal
+        _train_identifier(args, progress)
+
+
+def _train_identifier(args: argparse.Namespace, progress) -> None:
     import torch
     import torch.nn.functional as F
 
+    from controller.progress import clock
     from vision.synth import build_textures
 
     torch.manual_seed(args.seed)
     torch.set_num_threads(2)
     rng = np.random.default_rng(args.seed)
     t0 = time.time()
+    progress.phase("cutting the real crops from the train photos")
     rx, ry, srcs = _real_crops()  # cut afresh each time (not cached), so that they are cut as the reader cuts them
     print(f"real crops: {len(rx)} from {len(set(srcs))} train photos ({time.time() - t0:.0f}s)", flush=True)
+    progress.phase("drawing the synthetic crops")
     tex = build_textures(kde_decks=getattr(args, "kde_decks", False))
     sx, sy = _synth_crops(rng, tex, args.synth_per_class)
     print(f"synthetic crops: {len(sx)} ({time.time() - t0:.0f}s)", flush=True)
@@ -182,6 +192,7 @@ def train_identifier(args: argparse.Namespace) -> None:
         f"train {len(tx)} (real {is_real.sum()}), monitor {len(vx)} real crops from {len(hold)} held-out photos",
         flush=True,
     )
+    progress.phase("augmenting the monitor's crops")
     vrng = np.random.default_rng(7)
     vxa = np.stack([_augment(vrng, c, False) for c in vx]) if len(vx) else np.zeros((0, CROP, CROP, 3), np.uint8)
     # the same monitor crops as cards cut by the photo's edge: what the edge-cut training crops are for
@@ -207,7 +218,13 @@ def train_identifier(args: argparse.Namespace) -> None:
     budget = args.minutes * 60
     max_lr, warm = getattr(args, "max_lr", 3e-3), 0.05
     edge_cut = EDGE_CUT_SHARE if getattr(args, "edge_cut", None) is None else args.edge_cut
+    progress.end()
     for ep in range(args.epochs):
+        text = f"epoch {ep + 1}/{args.epochs}"
+        if ep:  # the time left in all: the epochs to come at the pace so far, or the time budget if it ends first
+            elapsed = time.time() - t_start
+            text += f", about {clock(min(elapsed / ep * (args.epochs - ep), max(0.0, budget - elapsed)))} left in all"
+        progress.bar(text, steps_per_epoch, unit="batches", keep=False)  # the epoch's printed line replaces it
         model.train()
         tl, tc, tn = 0.0, 0, 0
         for k in range(steps_per_epoch):
@@ -233,7 +250,10 @@ def train_identifier(args: argparse.Namespace) -> None:
             tl += float(loss.detach()) * len(idx)
             tc += int((out.argmax(1) == yb).sum())
             tn += len(idx)
+            progress.advance()
+        progress.describe(f"epoch {ep + 1}/{args.epochs}: scoring the monitor")
         acc, acc_cut = _accuracy(model, vxa, vy), _accuracy(model, vxc, vy)
+        progress.end()
         print(
             f"epoch {ep + 1}/{args.epochs} lr {lr:.5f} loss {tl / tn:.3f} train-acc {tc / tn:.3f} "
             f"monitor-acc {acc:.3f} cut-by-the-edge {acc_cut:.3f} ({time.time() - t0:.0f}s)",

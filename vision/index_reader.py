@@ -250,11 +250,22 @@ def train(data: list[Path], minutes: float, seed: int, out: Path, init: Path | N
     """Trains until ``minutes`` have passed (a cosine learning rate over that time) and keeps the epoch whose
     monitors score best (the mean over the data sets; a photographed set scores its boxes; the cut crops are shown,
     not scored). Returns that score."""
+    from controller.progress import Progress
+
+    with Progress() as progress:  # each epoch's batches on stderr, where it is a terminal
+        return _train(data, minutes, seed, out, init, max_lr, cut_share, threads, progress)
+
+
+def _train(data: list[Path], minutes: float, seed: int, out: Path, init: Path | None, max_lr: float,
+           cut_share: float, threads: int, progress) -> float:
     import torch
+
+    from controller.progress import clock
 
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     rng = np.random.default_rng(seed)
+    progress.phase("loading the crops")
     x, y, held_out, box, source = _load(data, rng)
     train_idx = np.flatnonzero(~held_out)
     print(f"index crops: {len(train_idx)} train ({int((y[train_idx] == NOT_INDEX).sum())} without an index), "
@@ -272,7 +283,10 @@ def train(data: list[Path], minutes: float, seed: int, out: Path, init: Path | N
         net.train()
         perm = rng.permutation(train_idx)
         seen = correct = 0
-        for k in range(0, max(1, len(perm) - 63), 64):
+        starts = range(0, max(1, len(perm) - 63), 64)
+        progress.bar(f"epoch {epoch}, {clock(max(0.0, budget - (time.time() - started)))} of the time budget left",
+                     len(starts), unit="batches", keep=False)  # the epoch's printed line replaces it
+        for k in starts:
             frac = min(1.0, (time.time() - started) / budget)
             for group in opt.param_groups:
                 group["lr"] = max_lr * (frac / 0.05 if frac < 0.05 else 0.5 * (1 + math.cos(math.pi * frac)))
@@ -288,6 +302,8 @@ def train(data: list[Path], minutes: float, seed: int, out: Path, init: Path | N
             labelled = yb >= 0
             seen += int(labelled.sum())
             correct += int((logits[labelled].argmax(1) == yb[labelled]).sum())
+            progress.advance()
+        progress.describe(f"epoch {epoch}: scoring the monitor")
         net.eval()
         scores, report = [], []
         for k, path in enumerate(data):
@@ -300,6 +316,7 @@ def train(data: list[Path], minutes: float, seed: int, out: Path, init: Path | N
             report.append(f"{name} crops {_figure(monitor.crops)} boxes {_figure(monitor.boxes)} "
                           f"cut crops {_figure(monitor.cut)}")
         accuracy = float(np.mean(scores)) if scores else 0.0  # nothing held out: the last epoch is kept
+        progress.end()
         print(f"epoch {epoch}: train {correct / max(seen, 1):.3f} monitor {accuracy:.3f} ({'; '.join(report)}) "
               f"({time.time() - started:.0f}s)", flush=True)
         if accuracy >= best:

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import queue
 import time
@@ -151,7 +152,10 @@ class VisionProcess:
             save_calibration(self.calibration, self.calibration_path)
             log.info("vision: calibrated (RMS %.2f mm, markers %s, %dx%d) -> %s", self.calibration.rms_mm,
                      list(self.calibration.markers), *size, self.calibration_path)
+        loading = time.perf_counter()
         self.reader = TableReader(self.layout, self.calibration.table_to_image)
+        log.info("vision: reader ready in %.1f s (detector and identifier models loaded)",
+                 time.perf_counter() - loading)
         return True
 
     def process(self, frame: Frame) -> list[object]:
@@ -199,24 +203,32 @@ class VisionProcess:
         self.stats.evidence += 1
 
     def close(self) -> None:
+        """The grabber's thread joined, the sockets closed, and the models released here, in order: an ONNX Runtime
+        session (or torch's pool) left for the interpreter's exit to destroy, its threads still running, can abort
+        it ("terminate called without an active exception")."""
         self.grabber.close()
         self.publisher.close()
         self.subscriber.close()
+        self.reader = None
+        self._last = None
+        gc.collect()
 
 
 def cmd_vision(config: TableConfig) -> int:
-    import signal
+    from controller.shutdown import STOP, term_context
 
     context = zmq.Context.instance()
-    process = VisionProcess(config, context)
-    signal.signal(signal.SIGTERM, lambda *_: process.stop())
-    signal.signal(signal.SIGINT, lambda *_: process.stop())
+    process = VisionProcess(config, context)  # a SIGINT or SIGTERM while it starts is recorded: it stops at once
+    STOP.install()
+    callback = STOP.on_stop(process.stop)
     try:
         process.run()
     finally:
-        log.info("vision: %d frames, %.3f s per frame read, %d events, %d evidence images", process.stats.frames,
+        STOP.forget(callback)
+        log.info("vision: %d frames, %.3f s per frame read, %d events, %d evidence images%s", process.stats.frames,
                  process.stats.read_seconds / max(1, process.stats.frames), process.stats.events,
-                 process.stats.evidence)
+                 process.stats.evidence, f"; stopped on {STOP.describe()}" if STOP.requested else "")
         process.close()
+    term_context(context)
     return 0
 

@@ -826,6 +826,7 @@ def analyze(
     seed: int = 0,
     progress: Callable[[float], None] | None = None,
     jackpot_meter_units: float = 100_000,
+    phase: Callable[[str], None] | None = None,
 ) -> dict:
     """The player's expectation on ``profile`` under ``strategy``: exact, or from ``sample`` random deals.
 
@@ -833,7 +834,8 @@ def analyze(
     player sees his five cards and the dealer's up-card), ``pair-plus`` (raise with a pair or
     better, else fold) or ``always-raise``; neither of the last two buys. ``actions`` (optimal only)
     restricts the decisions to a subset of fold, raise and buy. ``jackpot_meter_units``: the
-    progressive meter assumed, in jackpot stakes. ``progress`` is called with the fraction done.
+    progressive meter assumed, in jackpot stakes. ``phase`` is called with what the run starts doing (the
+    tables, numba's compilation, the deals), ``progress`` with the fraction of the deals done.
 
     Returns figures per unit of ante: ``house_edge`` (the player's expected loss on the main game,
     purchase price included), ``element_of_risk`` (that loss over ``expected_wager``: ante, raise
@@ -848,16 +850,29 @@ def analyze(
         raise ValueError(f"sample must be a positive number of deals, not {sample}")
     started = time.monotonic()
     report = progress or (lambda fraction: None)
+    say = phase or (lambda text: None)
+    if _TABLES is None:
+        say(f"ranking the {HANDS:,} five-card hands")
+        rank_table()
+        say("counting the hands that hold each set of one to four cards")
     tables = _tables()
     rules = _rules_of(profile)
     strategy_code = STRATEGIES.index(strategy)
     flags = ("fold" in allowed, "raise" in allowed, "buy" in allowed)
     buys = strategy == "optimal" and flags[2]
+    # numba compiles a kernel on its first call (about a minute; its cache then serves later runs): it is called on
+    # no deals first, under its own phase, so that the estimate of the time left counts only the deals.
+    compiling = "compiling the {} (numba, first run only)"
 
     if sample is None:
+        say("finding the deals that differ up to the suits")
         hands, ups, weights = _canonical_deals(BINOMIAL, _SUIT_PERMUTATIONS)
         chunk = 8_000 if buys else 400_000
         sums = np.zeros(_COLUMNS, dtype=object)  # Python integers: exact
+        if not _exact_chunk.overloads:
+            say(compiling.format("enumeration"))
+        _exact_chunk(hands[:0], ups[:0], weights[:0], strategy_code, *flags, rules, tables, 64)
+        say(f"enumerating {len(ups):,} classes of deals" + (", every card purchase" if buys else ""))
         with parallel_chunksize(1):  # blocks differ in cost: hand them out one by one
             for start in range(0, len(ups), chunk):
                 stop = min(start + chunk, len(ups))
@@ -881,6 +896,10 @@ def analyze(
         sums = np.zeros(_COLUMNS, dtype=object)
         done = 0
         chunk_number = 0
+        if not _sample_chunk.overloads:
+            say(compiling.format("sampler"))
+        _sample_chunk(np.zeros(n_blocks, np.int64), np.zeros(n_blocks, np.uint64), strategy_code, *flags, rules, tables)
+        say(f"dealing {sample:,} random deals")
         with parallel_chunksize(1):
             while done < sample:
                 size = min(chunk, sample - done)

@@ -35,4 +35,5 @@ class HistoryError(RulesError, ValueError):
 
     def __init__(self, line_number: int, message: str) -> None:
         self.line_number = line_number
+        self.message = message
         super().__init__(f"history line {line_number}: {message}")

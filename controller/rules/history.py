@@ -151,47 +151,120 @@ def format_history(rules: TableRules, operations: Iterable[Operation]) -> str:
     return "\n".join(lines) + "\n"
 
 
+_TABLE_KEYS = ("profile", "minimum", "maximum", "seats", "bonus", "jackpot", "purchase")
+_TABLE_OPTIONS = ("bonus", "jackpot", "purchase")
+
+
+@dataclasses.dataclass(frozen=True)
+class _Header:
+    """The header's values, read; each error names the field as the header spells it."""
+
+    minimum_cents: int
+    maximum_cents: int
+    seats: int
+    options: dict[str, bool]
+
+
+def _read_header(settings: dict[str, str], line_number: int) -> _Header:
+    def fail(key: str, message: str) -> HistoryError:
+        return HistoryError(line_number, f"{key}: {message}")
+
+    money = {}
+    for key in ("minimum", "maximum"):
+        try:
+            money[key] = parse_money(settings[key])
+        except ValueError as error:
+            raise fail(key, str(error)) from None
+    seats_text = settings["seats"]
+    if not (seats_text.isascii() and seats_text.isdigit()):
+        raise fail("seats", f"{seats_text!r} is not a number of seats like 7")
+    options = {}
+    for key in _TABLE_OPTIONS:
+        if settings[key] not in ("yes", "no"):
+            raise fail(key, f"expected yes or no, got {settings[key]!r}")
+        options[key] = settings[key] == "yes"
+    return _Header(money["minimum"], money["maximum"], int(seats_text), options)
+
+
 @dataclasses.dataclass(frozen=True)
 class History:
     profile_name: str
     settings: dict[str, str]
     operations: tuple[Operation, ...]
+    #: the header's line, and each operation's line, in the text: errors name them
+    header_line: int = 1
+    lines: tuple[int, ...] = ()
 
     def rules(self, profile: Profile) -> TableRules:
-        """The table's rules, given the profile that the header names."""
-        def flag(key: str) -> bool:
-            return self.settings.get(key, "no") == "yes"
+        """The table's rules, given the profile that the header names. A value the profile
+        refuses is a ``HistoryError`` on the header's line, naming the field."""
+        header = _read_header(self.settings, self.header_line)
 
-        return TableRules(
-            profile,
-            minimum_cents=parse_money(self.settings["minimum"]),
-            maximum_cents=parse_money(self.settings["maximum"]),
-            marked_seats=int(self.settings["seats"]),
-            bonus=flag("bonus"),
-            jackpot=flag("jackpot"),
-            card_purchase=flag("purchase"),
-        )
+        def fail(key: str, message: str) -> HistoryError:
+            return HistoryError(self.header_line, f"{key}: {message}")
+
+        if header.seats > profile.marked_seats_max:
+            raise fail("seats", f"{header.seats} is above the profile's {profile.marked_seats_max} ({profile.name})")
+        if header.seats < profile.marked_seats_min:
+            raise fail("seats", f"{header.seats} is below the profile's {profile.marked_seats_min} ({profile.name})")
+        if header.minimum_cents <= 0:
+            raise fail("minimum", f"{format_money(header.minimum_cents)} is not above zero")
+        if header.maximum_cents < header.minimum_cents:
+            raise fail("maximum", f"{format_money(header.maximum_cents)} is below the minimum "
+                                  f"{format_money(header.minimum_cents)}")
+        offered = {"bonus": profile.bonus, "jackpot": profile.jackpot, "purchase": profile.card_purchase}
+        for key, wanted in header.options.items():
+            if wanted and not offered[key]:
+                raise fail(key, f"profile {profile.name} has no {'card purchase' if key == 'purchase' else key}")
+        try:
+            return TableRules(
+                profile,
+                minimum_cents=header.minimum_cents,
+                maximum_cents=header.maximum_cents,
+                marked_seats=header.seats,
+                bonus=header.options["bonus"],
+                jackpot=header.options["jackpot"],
+                card_purchase=header.options["purchase"],
+            )
+        except ValueError as error:  # what the checks above do not name (the bonus stake's whole cents)
+            raise fail("table", str(error)) from None
 
 
-_TABLE_KEYS = ("profile", "minimum", "maximum", "seats", "bonus", "jackpot", "purchase")
+def _parse_header(line: str, line_number: int) -> dict[str, str]:
+    settings: dict[str, str] = {}
+    for pair in line.split()[1:]:
+        key, sep, value = pair.partition("=")
+        if not sep or key not in _TABLE_KEYS:
+            raise HistoryError(line_number, f"unexpected {pair!r} in the table header; "
+                                            f"it takes {', '.join(_TABLE_KEYS)}")
+        if key in settings:
+            raise HistoryError(line_number, f"{key} is given twice")
+        settings[key] = value
+    missing = [key for key in _TABLE_KEYS if key not in settings]
+    if missing:
+        raise HistoryError(line_number, f"the table header lacks {', '.join(missing)}")
+    _read_header(settings, line_number)  # the values the profile need not be known for: refused here
+    return settings
 
 
 def parse_history(text: str) -> History:
     settings: dict[str, str] | None = None
+    header_line = 1
     operations: list[Operation] = []
-    for number, raw in enumerate(text.splitlines(), start=1):
+    lines: list[int] = []
+    # Lines end at \n only (\r\n too, stripped): the numbers are an editor's, and a void's reason may hold any
+    # other separator that str.splitlines would cut it at.
+    for number, raw in enumerate(text.split("\n"), start=1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
         if settings is None:
             if not line.startswith("table "):
                 raise HistoryError(number, "the first line must be the 'table profile=... minimum=...' header")
-            settings = dict(pair.partition("=")[::2] for pair in line.split()[1:])
-            missing = [key for key in _TABLE_KEYS if key not in settings]
-            if missing:
-                raise HistoryError(number, f"the table header lacks {', '.join(missing)}")
+            settings, header_line = _parse_header(line, number), number
             continue
         operations.append(parse_operation(line, number))
+        lines.append(number)
     if settings is None:
         raise HistoryError(1, "empty history: no table header")
-    return History(settings["profile"], settings, tuple(operations))
+    return History(settings["profile"], settings, tuple(operations), header_line, tuple(lines))

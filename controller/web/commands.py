@@ -15,13 +15,27 @@ from .reviewdb import ROLES, ReviewDB, UserExists
 
 
 def serve(config_path: str | Path, host: str | None = None, port: int | None = None) -> int:
-    """``stud-table web --config FILE``: the display and the review on the table's web host and port."""
+    """``stud-table web --config FILE``: the display and the review on the table's web host and port, until
+    SIGINT or SIGTERM (uvicorn's own handlers while it serves; the process's stop request,
+    ``controller.shutdown.STOP``, before and after: a signal that came while the app was loading stops it at once,
+    and the ones uvicorn raises again once it has shut down are only counted)."""
     import uvicorn
+
+    from controller.shutdown import STOP
 
     config = load_config(config_path)
     app = create_app(config)
-    uvicorn.run(app, host=host or config.web_host, port=port or config.web_port, log_level="info",
-                timeout_graceful_shutdown=2)
+    server = uvicorn.Server(uvicorn.Config(app, host=host or config.web_host, port=port or config.web_port,
+                                           log_level="info", timeout_graceful_shutdown=2))
+    STOP.install()
+    callback = STOP.on_stop(lambda: setattr(server, "should_exit", True))
+    try:
+        if not STOP.requested:
+            server.run()
+    finally:
+        STOP.forget(callback)
+    if not server.started and not STOP.requested:
+        return 3  # could not start (the port taken...): uvicorn.run's own exit code, its log says why
     return 0
 
 
