@@ -6,6 +6,7 @@ taken from the configuration file's folder.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -65,7 +66,10 @@ class TableConfig:
 def _endpoint(reader: TomlReader, key: str, default: str, base: Path) -> str:
     value = reader.string(key, default)
     if value.startswith("ipc://") and len(value) > len("ipc://"):
-        path = base / value[len("ipc://"):]  # an absolute path stays as it is
+        if value.endswith("/"):
+            raise reader.fail(key, f"{value!r} names a folder: give the socket's file, like ipc://run/bus.sock")
+        # an absolute path stays as it is; '..' is resolved so that one socket has one spelling
+        path = Path(os.path.normpath(base / value[len("ipc://"):]))
         if len(str(path).encode()) > _IPC_PATH_MAX:
             raise reader.fail(key, f"the socket's path {path} is longer than {_IPC_PATH_MAX} bytes, the most a Unix "
                                    "socket takes: give a shorter one")
@@ -87,10 +91,16 @@ def _bus(reader: TomlReader, base: Path) -> dict[str, str]:
     for name, default in defaults.items():
         endpoint = _endpoint(reader, f"bus.{name}", default, base)
         for other, taken in endpoints.items():
-            if endpoint == taken:
-                raise reader.fail(f"bus.{name}", f"{endpoint!r} is bus.{other}'s endpoint too: each needs its own")
+            # one machine binds them all: a TCP port is taken whatever the host's spelling (localhost, 127.0.0.1)
+            if endpoint == taken or (_tcp_port(endpoint) or -1) == _tcp_port(taken):
+                raise reader.fail(f"bus.{name}", f"{endpoint!r} is bus.{other}'s endpoint too ({taken!r}): each "
+                                                 "needs its own")
         endpoints[name] = endpoint
     return endpoints
+
+
+def _tcp_port(endpoint: str) -> int | None:
+    return int(endpoint.rpartition(":")[2]) if endpoint.startswith("tcp://") else None
 
 
 def _rules(reader: TomlReader, base: Path) -> TableRules:
@@ -161,8 +171,16 @@ def parse_config(text: str, source: Path) -> TableConfig:
         camera_layout=layout,
         camera_calibration=base / reader.string("camera.calibration", "calibration.json"),
         web_host=reader.string("web.host", "127.0.0.1"),
-        web_port=reader.integer("web.port", 1, 65535, 8080),
+        web_port=_web_port(reader, bus),
     )
+
+
+def _web_port(reader: TomlReader, bus: dict[str, str]) -> int:
+    port = reader.integer("web.port", 1, 65535, 8080)
+    for name, endpoint in bus.items():
+        if _tcp_port(endpoint) == port:
+            raise reader.fail("web.port", f"{port} is bus.{name}'s port too ({endpoint!r}): each needs its own")
+    return port
 
 
 def load_config(path: str | Path) -> TableConfig:
@@ -170,13 +188,13 @@ def load_config(path: str | Path) -> TableConfig:
     try:
         raw = source.read_bytes()
     except OSError as error:
-        raise ConfigError(str(source), "(file)", None, error.strerror or str(error)) from None
+        raise ConfigError(str(source), "", None, error.strerror or str(error)) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
         line = raw[:error.start].count(b"\n") + 1
         column = error.start - (raw.rfind(b"\n", 0, error.start) + 1) + 1
-        raise ConfigError(str(source), "(encoding)", line,
+        raise ConfigError(str(source), "", line,
                           f"byte 0x{raw[error.start]:02x} at column {column} is not UTF-8: save the file as UTF-8"
                           ) from None
     return parse_config(text, source)

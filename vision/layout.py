@@ -244,5 +244,5 @@ def load_layout(path: str | Path = DEFAULT_LAYOUT) -> Layout:
     try:
         text = source.read_text(encoding="utf-8")
     except OSError as error:
-        raise LayoutError(str(source), "(file)", None, error.strerror or str(error)) from None
+        raise LayoutError(str(source), "", None, error.strerror or str(error)) from None
     return parse_layout(text, str(source))

@@ -25,7 +25,8 @@ class TomlError(ValueError):
         self.key = key
         self.line = line
         where = f"{source}, line {line}" if line is not None else source
-        super().__init__(f"{where}: key '{key}': {message}")
+        about = f"key '{key}': " if key else ""  # no key: the file itself (unreadable, not UTF-8)
+        super().__init__(f"{where}: {about}{message}")
 
 
 def find_line(text: str, dotted_key: str) -> int | None:

@@ -298,7 +298,7 @@ def load_script(path: str | Path) -> Script:
     try:
         text = source.read_text(encoding="utf-8")
     except OSError as error:
-        raise ScriptError(str(source), "(file)", None, error.strerror or str(error)) from None
+        raise ScriptError(str(source), "", None, error.strerror or str(error)) from None
     return parse_script(text, str(source))
 
 
