@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+# isort: off
+# First, before the standard library's modules even: importing it installs the stop handler in the stud-table
+# process, and from then on a Ctrl-C or SIGTERM while the rest loads is recorded, not a traceback.
+from . import shutdown
+
+# isort: on
 import argparse
 import json
 import sys
 from pathlib import Path
 
-from . import shutdown  # first: from here on, a Ctrl-C while the rest loads is recorded, not a traceback
 from .profiles import load_profile, profile_names
 from .rules.errors import RulesError
 from .rules.history import parse_history
@@ -29,13 +34,14 @@ def cmd_profiles(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    from .progress import print_report
     from .replay import ReplayError, history_rules, history_text, report
     from .rules.errors import HistoryError
 
     path = Path(args.file)
     try:
         history = parse_history(history_text(path))
-        table = Table(history_rules(history))
+        table = Table(history_rules(history, path.parent))
     except ReplayError as error:
         print(f"stud-table: {error}", file=sys.stderr)
         return 2
@@ -45,29 +51,31 @@ def cmd_replay(args: argparse.Namespace) -> int:
     for op, line in zip(history.operations, history.lines, strict=True):
         try:
             table.apply(op)
-        except RulesError as error:  # a readable line the table refuses: the history itself is wrong
+        except RulesError as error:  # a readable line the table refuses: bad input too, so exit 2 like the rest
             print(f"stud-table: {path}, line {line} ({op.kind}): {error}", file=sys.stderr)
-            return 1
+            return 2
     summary = table_summary(table, history=True)
     if args.json:
         _print_json(summary)
     else:
-        sys.stdout.write(report(summary))
+        print_report(*report(summary))
     return 0
 
 
 def cmd_export_history(args: argparse.Namespace) -> int:
     from .config import load_config
-    from .export import ExportError, coup_history
+    from .export import ExportError, coup_history, profile_reference
     from .files import write_atomically
 
     config = load_config(args.config)
     try:
         coup = coup_history(args.store, config.rules, args.coup, config.jackpot_meter_cents)
+        profile = profile_reference(config.rules, config.profile_file,
+                                    Path(args.output).parent if args.output else None)
     except ExportError as error:
         print(f"stud-table: {error}", file=sys.stderr)
         return 2
-    text = coup.text(config.rules, args.store)
+    text = coup.text(config.rules, args.store, profile)
     if args.output:
         write_atomically(Path(args.output), text.encode())
         print(f"{args.output}: coup {coup.coup}, {len(coup.operations)} operations"
@@ -393,7 +401,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 #: the commands that run until stopped: SIGINT or SIGTERM asks for an orderly stop, once or twice, at any moment
-#: (controller/shutdown.py); they exit 0 when stopped so
+#: (controller/shutdown.py); they exit 0 when stopped so, since such a stop is how they are meant to end
 LONG_RUNNING = frozenset({"proxy", "engine", "sensors", "vision", "run", "web", "demo"})
 
 
@@ -409,17 +417,26 @@ def main(argv: list[str] | None = None) -> int:
         stop.uninstall()  # a short command: Ctrl-C interrupts it as usual
         if stop.requested:
             return 128 + (stop.signum or 0)
+    if args.command not in LONG_RUNNING:  # interrupted (Ctrl-C, SIGTERM): one line, no traceback
+        return shutdown.exit_cleanly_when_interrupted("stud-table", lambda: _run(args))
+    try:
+        return _run(args)
+    finally:
+        stop.ignore_further()  # done: a late Ctrl-C must not kill the exit
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         return int(args.func(args))
-    except KeyboardInterrupt:  # a short command interrupted: no traceback (the long ones never see one)
-        print("stud-table: interrupted", file=sys.stderr)
-        return 130
-    except (RulesError, TomlError, OSError) as error:
+    except (RulesError, TomlError, OSError) as error:  # a bus endpoint taken included (controller.bus.BindError)
         print(f"stud-table: {error}", file=sys.stderr)
         return 2
-    finally:
-        if args.command in LONG_RUNNING:
-            stop.ignore_further()  # done: a late Ctrl-C must not kill the exit
+    except Exception as error:
+        zmq = sys.modules.get("zmq")  # only the commands that use the bus have loaded it
+        if zmq is None or not isinstance(error, zmq.ZMQError):
+            raise
+        print(f"stud-table: {error}", file=sys.stderr)  # e.g. an endpoint that is no address at all
+        return 2
 
 
 if __name__ == "__main__":

@@ -61,6 +61,8 @@ class TableConfig:
     camera_calibration: Path = Path("calibration.json")
     web_host: str = "127.0.0.1"
     web_port: int = 8080
+    #: the profile's file, when ``table.profile`` names one rather than a shipped profile
+    profile_file: Path | None = None
 
 
 def _endpoint(reader: TomlReader, key: str, default: str, base: Path) -> str:
@@ -172,6 +174,7 @@ def parse_config(text: str, source: Path) -> TableConfig:
         camera_calibration=base / reader.string("camera.calibration", "calibration.json"),
         web_host=reader.string("web.host", "127.0.0.1"),
         web_port=_web_port(reader, bus),
+        profile_file=base / profile if (profile := reader.string("table.profile")).endswith(".toml") else None,
     )
 
 

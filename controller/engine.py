@@ -24,6 +24,7 @@ from typing import Any
 import msgspec
 import zmq
 
+from .bus import BindError
 from .bus.schema import (
     AnyBody,
     ButtonPressed,
@@ -227,7 +228,13 @@ class Engine:
         self.publisher = Publisher(context, publish_endpoint, name, heartbeat_topic="core.heartbeat")
         self.snapshots = context.socket(zmq.ROUTER)
         self.snapshots.setsockopt(zmq.LINGER, 0)
-        self.snapshots.bind(snapshot_endpoint)
+        try:
+            self.snapshots.bind(snapshot_endpoint)
+        except zmq.ZMQError as error:
+            self.subscriber.close()
+            self.publisher.close()
+            self.snapshots.close()
+            raise BindError(snapshot_endpoint, "bus.snapshot", zmq.strerror(error.errno)) from error
         self._stop = threading.Event()
         self._coup_first_event: dict[int, int] = {}
         #: the last recorded event the table has acted on
@@ -377,8 +384,7 @@ def serve(engine: Engine) -> None:
     closed after the last batch committed (each batch is committed before it is acted on)."""
     from .shutdown import STOP
 
-    STOP.install()
-    callback = STOP.on_stop(engine.stop)
+    callback = STOP.on_stop(engine.stop)  # STOP's handler: installed by ``controller.cli.main``
     started = time.monotonic()
     try:
         engine.run()

@@ -18,6 +18,7 @@ only the coup's number and the operation counts differ from the engine's (the re
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Generator
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ import msgspec
 
 from .bus.schema import AnyBody, Envelope, EvidenceSaved
 from .engine import Referee
+from .profiles import load_profile, profile_names
 from .replay import SQLITE_MAGIC
 from .rules.history import MAGIC, format_operation, format_rules
 from .rules.operations import Box, OpenSession, Operation, PlaceBet, SitDown, StandUp
@@ -52,13 +54,14 @@ class CoupHistory:
     unreadable: int
     ended: bool
 
-    def text(self, rules: TableRules, source: str) -> str:
+    def text(self, rules: TableRules, source: str, profile: str | None = None) -> str:
+        """The history file; ``profile`` names the profile in the header (see ``profile_reference``)."""
         events = (f"events {self.first_event}..{self.last_event}" if self.first_event is not None
                   else "no operation yet")
         lines = [MAGIC,
                  f"# coup {self.coup} of {source} ({events}), as the engine played it; "
                  + ("ended" if self.ended else "still in progress when exported"),
-                 format_rules(rules)]
+                 format_rules(rules, profile)]
         if self.preamble:
             lines.append(f"# the table as coup {self.coup - 1} left it: the session's opening, the seats taken, "
                          "the antes on the felt")
@@ -71,8 +74,26 @@ class CoupHistory:
         return "\n".join(lines) + "\n"
 
 
+def profile_reference(rules: TableRules, profile_file: Path | None, history_folder: Path | None) -> str | None:
+    """How the history's header names the profile: None (by its name) when the rules are the shipped profile of
+    that name, otherwise by the profile file's path, where replay reads the very same rules. The name alone
+    would let replay find other rules, or none (a copy that keeps a shipped name with its payouts edited, a
+    renamed one). The path is relative to ``history_folder`` (replay's base) so that the two can move together;
+    absolute when the history goes to standard output."""
+    name = rules.profile.name
+    if name in profile_names() and load_profile(name) == rules.profile:
+        return None
+    if profile_file is None:  # rules that come from no file: nothing replay could read them from
+        raise ExportError(f"profile {name}: not the shipped profile of that name, and not from a file")
+    if history_folder is None:
+        return str(profile_file.resolve())
+    return os.path.relpath(profile_file.resolve(), history_folder.resolve())
+
+
 def _stored_rows(path: Path) -> Generator[tuple[int, str, int, int, int, str], None, None]:
     """The recorded events in order, read as they are needed (the export stops at the coup's end)."""
+    if path.is_dir():
+        raise ExportError(f"{path} is a directory, not a table's event store")
     if not path.is_file():
         raise ExportError(f"{path}: no such file")
     with path.open("rb") as handle:

@@ -3,12 +3,18 @@ store or a file that is not UTF-8 is named as such), the header's profile loaded
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import Any
 
+from rich.table import Table
+from rich.text import Text
+
 from .profiles import load_profile
+from .progress import report_table
 from .rules.errors import HistoryError, ProfileError
 from .rules.history import History, format_money
+from .rules.operations import OPERATION_TYPES
 from .rules.profile import TableRules
 
 #: What ``stud-table replay --help`` shows of the format (rules/history.py describes it whole).
@@ -30,8 +36,12 @@ starting with the table clock in seconds (3 decimals). Example:
 open-session lists the 52 cards counted. Money is in euros with cents;
 position=dealer is the croupier's hand; card indexes (index=, discard=) count
 from 1; card=?? is a card not yet identified; lines starting with # are
-comments. `stud-table export-history STORE.sqlite --coup N --config TABLE.toml`
-writes the history of a coup recorded in a table's store."""
+comments. profile= names a shipped profile, or a profile file (.toml, taken
+from the history file's folder when relative). The operations:
+""" + textwrap.fill(", ".join(OPERATION_TYPES), width=80, initial_indent="  ", subsequent_indent="  ",
+                    break_on_hyphens=False) + """
+`stud-table export-history STORE.sqlite --coup N --config TABLE.toml` writes
+the history of a coup recorded in a table's store."""
 
 
 #: The first bytes of every SQLite database file.
@@ -59,18 +69,20 @@ def history_text(path: Path) -> str:
                           f"{error.start}): a history file is UTF-8") from None
 
 
-def history_rules(history: History) -> TableRules:
-    """The table's rules from the header: its profile loaded, its values checked against it.
-    Every refusal is a ``HistoryError`` on the header's line that names the field."""
+def history_rules(history: History, folder: Path) -> TableRules:
+    """The table's rules from the header: its profile loaded (a ``.toml`` path from ``folder``, the history
+    file's), its values checked against it. Every refusal is a ``HistoryError`` on the header's line that names
+    the field."""
+    name = history.profile_name
+    source = folder / name if name.endswith(".toml") else name
     try:
-        profile = load_profile(history.profile_name)
+        profile = load_profile(source)
     except ProfileError as error:
         raise HistoryError(history.header_line, f"profile: {error}") from None
     except OSError as error:
-        raise HistoryError(history.header_line, f"profile: cannot read {history.profile_name}: "
-                                                f"{error.strerror or error}") from None
+        raise HistoryError(history.header_line, f"profile: cannot read {source}: {error.strerror or error}") from None
     except UnicodeDecodeError:
-        raise HistoryError(history.header_line, f"profile: {history.profile_name} is not UTF-8 text") from None
+        raise HistoryError(history.header_line, f"profile: {source} is not UTF-8 text") from None
     return history.rules(profile)
 
 
@@ -83,24 +95,28 @@ def _who(seat: int | None) -> str:
     return "table" if seat is None else "dealer" if seat == 0 else f"seat {seat}"
 
 
-def report(summary: dict[str, Any]) -> str:
-    """The replayed table in plain text: its state, its flags, then each settlement's payouts in paying order."""
+def report(summary: dict[str, Any]) -> list[Text | Table]:
+    """The replayed table, for ``print_report``: its state, its flags, then each settlement's payouts in paying
+    order. Every text is plain ``Text``: a flag's ``[warning]`` or a void's reason is never read as rich markup."""
     settlements = summary.get("settlements", [])
-    lines = [f"coup {summary['coup']}, phase {summary['phase']}: {summary['operations']} operations, "
-             f"{len(summary['flags'])} flags, {len(settlements)} coups settled"]
+    parts: list[Text | Table] = [Text(f"coup {summary['coup']}, phase {summary['phase']}: {summary['operations']} "
+                                      f"operations, {len(summary['flags'])} flags, {len(settlements)} coups settled")]
     if summary["flags"]:
-        lines.append("flags:")
-        lines.extend(f"  [{flag['severity']}] {_who(flag['seat'])}: {flag['label_fr']}: {flag['detail']}"
+        parts.append(Text("flags:"))
+        parts.extend(Text(f"  [{flag['severity']}] {_who(flag['seat'])}: {flag['label_fr']}: {flag['detail']}")
                      for flag in summary["flags"])
     for number, settlement in enumerate(settlements, start=1):
         dealer = settlement["dealer_hand"] or "not known"
         qualifies = "qualifies" if settlement["dealer_qualifies"] else "does not qualify"
         announced = "; ".join(settlement["announced"])
-        lines.append(f"settlement {number}: dealer {dealer} ({qualifies})" + (f"; {announced}" if announced else "")
-                     + ("; the coup is void" if settlement["void"] else ""))
-        lines.append(f"  {'seat':>4}  {'line':<9} {'stake €':>10}  {'outcome':<8} {'net €':>10}  reason")
+        title = (f"settlement {number}: dealer {dealer} ({qualifies})" + (f"; {announced}" if announced else "")
+                 + ("; the coup is void" if settlement["void"] else ""))
+        table = report_table(None, "seat", "line", "stake €", "outcome", "net €", "reason")
+        table.title = Text(title)
+        table.columns[1].justify = table.columns[3].justify = "left"  # words, not amounts
         for payout in settlement["payouts"]:
-            lines.append(f"  {payout['seat']:>4}  {payout['line']:<9} {_euros(payout['stake']):>10}  "
-                         f"{payout['outcome']:<8} {_euros(payout['net'], sign=True):>10}  {payout['reason']}")
-        lines.append(f"  house: {_euros(settlement['house_net'], sign=True)} €")
-    return "\n".join(lines) + "\n"
+            table.add_row(*(Text(cell) for cell in (str(payout["seat"]), payout["line"], _euros(payout["stake"]),
+                                                     payout["outcome"], _euros(payout["net"], sign=True),
+                                                     payout["reason"])))
+        parts.extend([table, Text(f"house: {_euros(settlement['house_net'], sign=True)} €")])
+    return parts

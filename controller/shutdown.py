@@ -7,8 +7,9 @@ stop callbacks registered, each of which sets a flag that its loop polls with a 
 
 A signal may come before the command has anything to stop, while ``controller.cli`` is still importing, even:
 importing this module from the ``stud-table`` command itself (its console script, or ``python -m
-controller.cli``) installs the handler at once, and a callback registered later is called at once when the stop
-was already asked for. Other processes that import it (tests, benchmarks) keep their own handlers.
+controller.cli``, as its ``__main__`` module tells) installs the handler at once, and a callback registered later
+is called at once when the stop was already asked for. Other processes that import it (tests, benchmarks) keep
+their own handlers.
 
 The handler and the callbacks take no lock the main thread may hold (no logging; a plain flag, or the ``set`` of an
 Event the main thread never waits on): a signal handler runs in the main thread between two bytecodes, possibly
@@ -27,6 +28,7 @@ import time
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing first
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from os import PathLike
     from types import FrameType
     from typing import Any
 
@@ -100,13 +102,7 @@ class StopRequest:
 
     def wait(self, timeout_s: float, step_s: float = 0.05) -> bool:
         """Sleep up to ``timeout_s``, returning early (True) once the stop is asked for."""
-        deadline = time.monotonic() + timeout_s
-        while self.signum is None:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return False
-            time.sleep(min(step_s, left))
-        return True
+        return wait_until(lambda: self.signum is not None, timeout_s, step_s)
 
     def describe(self) -> str:
         """``SIGINT``, or ``SIGTERM (and 1 more signal, ignored while stopping)``; empty when not stopping."""
@@ -115,18 +111,90 @@ class StopRequest:
                             if more > 0 else "")
 
 
+def wait_until(done: Callable[[], bool], timeout_s: float, step_s: float = 0.05) -> bool:
+    """Sleep up to ``timeout_s`` in steps of ``step_s``, returning early (True) once ``done()``: a plain flag polled,
+    no lock a signal handler could find taken."""
+    deadline = time.monotonic() + timeout_s
+    while not done():
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        time.sleep(min(step_s, left))
+    return True
+
+
 #: the process's one stop request
 STOP = StopRequest()
 
 
 def _is_the_command() -> bool:
-    """This process is ``stud-table`` itself (its console script, or ``python -m controller.cli``)."""
-    name = sys.argv[0].replace("\\", "/").rsplit("/", 1)[-1] if sys.argv and sys.argv[0] else ""
-    return name in ("stud-table", "cli.py")
+    """The process's ``__main__`` is ``stud-table``: its console script, or ``python -m controller.cli``."""
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    if spec is not None:  # run with -m: its spec is set before its code runs
+        return bool(spec.name == "controller.cli")
+    script = getattr(main, "__file__", None) or ""
+    return script.replace("\\", "/").rsplit("/", 1)[-1] == "stud-table"
 
 
+# Installed as this module is imported, not in ``controller.cli.main``: the console script imports the whole of
+# ``controller.cli`` before it calls ``main``, and ``controller.cli`` imports this module first, so the window in
+# which Python's own Ctrl-C gives a traceback ends here (``main`` installs it again, idempotent, for library callers).
 if _is_the_command():
     STOP.install()
+
+
+def exit_cleanly_when_interrupted(prog: str, work: Callable[[], int | None],
+                                  kept: Callable[[], list[str]] | None = None) -> int:
+    """Run a command that stops only when its work is done (a training, an evaluation): SIGINT or SIGTERM ends it
+    with one line on stderr and the exit code 128 + the signal (130 for Ctrl-C), never a traceback. ``kept``: the
+    files the run wrote before the stop (a best-so-far checkpoint), named in that line."""
+
+    def interrupt(signum: int, _frame: FrameType | None) -> None:
+        raise KeyboardInterrupt(signum)
+
+    if threading.current_thread() is not threading.main_thread():  # (a library caller's thread: no handlers)
+        return int(work() or 0)
+    previous = {signum: signal.getsignal(signum) for signum in STOP_SIGNALS}
+    signal.signal(signal.SIGTERM, interrupt)  # SIGTERM (``timeout``, a scheduler) stops it as Ctrl-C does
+    try:
+        result = int(work() or 0)
+    except KeyboardInterrupt as stop:
+        for signum in STOP_SIGNALS:  # the command ends: a second signal while it says so, or exits, changes nothing
+            signal.signal(signum, signal.SIG_IGN)
+        signum = stop.args[0] if stop.args and isinstance(stop.args[0], int) else signal.SIGINT
+        files = kept() if kept else []  # (only the commands that write a file as they go say what they kept)
+        saved = (f"; kept what it wrote before the stop: {', '.join(files)}" if files else "; nothing saved"
+                 if kept else "")
+        print(f"{prog}: interrupted ({signal.Signals(signum).name}){saved}", file=sys.stderr)
+        return 128 + signum
+    except BaseException:
+        _restore(previous)
+        raise
+    _restore(previous)
+    return result
+
+
+def _restore(handlers: dict[int, Any]) -> None:
+    for signum, handler in handlers.items():
+        signal.signal(signum, signal.SIG_DFL if handler is None else handler)
+
+
+def written_since(began: float, *paths: str | PathLike[str] | None) -> Callable[[], list[str]]:
+    """For ``exit_cleanly_when_interrupted``: those of ``paths`` modified since ``began`` (``time.time()``)."""
+    import os
+
+    def kept() -> list[str]:
+        found = []
+        for path in paths:
+            try:
+                if path and os.stat(path).st_mtime >= began:
+                    found.append(str(path))
+            except OSError:
+                continue
+        return found
+
+    return kept
 
 
 def block_stop_signals() -> None:

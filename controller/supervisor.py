@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .shutdown import STOP, parent_death_signal
+from .shutdown import STOP, parent_death_signal, wait_until
 
 log = logging.getLogger("stud-table.run")
 
@@ -74,10 +74,7 @@ class Supervisor:
 
     def _sleep(self, seconds: float) -> bool:
         """Sleep, in short steps; True as soon as the stop is asked for."""
-        deadline = time.monotonic() + seconds
-        while not self._stopping and time.monotonic() < deadline:
-            time.sleep(min(0.05, max(0.0, deadline - time.monotonic())))
-        return self._stopping
+        return wait_until(lambda: self._stopping, seconds)
 
     def run(self) -> None:
         for child in self.children:
@@ -142,8 +139,7 @@ class Supervisor:
 def serve(supervisor: Supervisor) -> None:
     """Run until SIGTERM or SIGINT (the process's stop request: ``controller.shutdown.STOP``); a second signal
     while the children are stopped changes nothing."""
-    STOP.install()
-    callback = STOP.on_stop(supervisor.stop)
+    callback = STOP.on_stop(supervisor.stop)  # STOP's handler: installed by ``controller.cli.main``
     try:
         supervisor.run()
     finally:

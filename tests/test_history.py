@@ -63,7 +63,7 @@ def test_free_text_is_quoted_and_read_back():
     ("1.000 bet seat=1 box=ante amount=20", "not an amount like 20.00"),
     ("1.000 bet seat=1 box=ante amount=20.00 colour=red", "unexpected 'colour=red'"),
     ("1.5 end-deal", "not a time"),
-    ("1.000 void reason='unterminated", "quotation"),
+    ("1.000 void reason='unterminated", "a quote is not closed"),
 ])
 def test_a_bad_line_names_its_number_and_what_is_wrong(line, message):
     with pytest.raises(HistoryError, match=message) as caught:
@@ -95,5 +95,5 @@ def test_replay_command_reports_a_refused_operation(tmp_path):
     path.write_text(text, encoding="utf-8")
     result = subprocess.run([sys.executable, "-m", "controller.cli", "replay", str(path)],
                             capture_output=True, text=True)
-    assert result.returncode == 1
+    assert result.returncode == 2
     assert "(raise): raise refused: the table is in phase 'betting'" in result.stderr

@@ -79,7 +79,31 @@ BAD_INPUT = {
     "latin-1": (_latin1, "not UTF-8 text (byte 0xe9 at offset"),
     "random bytes": (_random_bytes, "line 1: not UTF-8 text (byte 0x"),
     "events.sqlite": (_store, "is a SQLite database, not a history file: use `stud-table export-history"),
+    # An operation line after the session (line {last}): each bad value names its field.
+    "seat=x": (lambda text: _appended(text, "999.000 sit seat=x"),
+               "line {last}: seat: 'x' is not a seat number or dealer"),
+    "discard=x": (lambda text: _appended(text, "999.000 buy seat=1 discard=x price=10.00"),
+                  "line {last}: discard: 'x' is not a card index (1, 2, ...: they count from 1)"),
+    "discard=0": (lambda text: _appended(text, "999.000 buy seat=1 discard=0 price=10.00"),
+                  "line {last}: discard: '0' is not a card index"),
+    "box=foo": (lambda text: _appended(text, "999.000 bet seat=1 box=foo amount=10.00"),
+                "line {last}: box: 'foo' is not one of ante, bonus, jackpot"),
+    "amount=ten": (lambda text: _appended(text, "999.000 bet seat=1 box=ante amount=ten"),
+                   "line {last}: amount: 'ten' is not an amount like 20.00"),
+    "card=Zz": (lambda text: _appended(text, "999.000 deal position=1 card=Zz face_up=no"),
+                "line {last}: card: unknown card 'Zz'"),
+    "shuffles=two": (lambda text: _appended(text, "999.000 shuffle shuffles=two cuts=1"),
+                     "line {last}: shuffles: 'two' is not a whole number like 3"),
+    "time=9.5": (lambda text: _appended(text, "9.5 no-more-bets"), "line {last}: time: '9.5' is not a time"),
+    "reason='abc": (lambda text: _appended(text, "999.000 void reason='abc"), "line {last}: a quote is not closed"),
+    "seat=1 seat=2": (lambda text: _appended(text, "999.000 sit seat=1 seat=2"), "line {last}: seat is given twice"),
+    "refused": (lambda text: _appended(text, "999.000 raise seat=1 amount=20.00"),
+                "line {last} (raise): raise refused: the table is in phase 'betting', not decisions"),
 }
+
+
+def _appended(text: str, line: str) -> bytes:
+    return (text + line + "\n").encode()
 
 
 def _bad_file(tmp_path: Path, case: str) -> tuple[Path, str]:
@@ -93,6 +117,7 @@ def _bad_file(tmp_path: Path, case: str) -> tuple[Path, str]:
         store.close()
     else:
         path.write_bytes(make(text))
+    expected = expected.replace("{last}", str(text.count("\n") + 1))
     if case == "latin-1":
         data = path.read_bytes()
         offset = data.index(b"\xe9")
@@ -130,7 +155,7 @@ def test_a_bad_operation_line_and_a_refused_one_name_their_line(tmp_path, capsys
     assert capsys.readouterr().err == f"stud-table: {path}, line {lines + 1}: unknown operation 'dael'; known: " \
         f"{', '.join(_known_operations())}\n"
     path.write_text(text + "# a comment\n999.000 raise seat=1 amount=20.00\n", encoding="utf-8")
-    assert main(["replay", str(path)]) == 1  # readable, but the table refuses it: the history is wrong
+    assert main(["replay", str(path)]) == 2  # readable, but the table refuses it: bad input like any other
     assert capsys.readouterr().err == (f"stud-table: {path}, line {lines + 2} (raise): raise refused: the table is "
                                        "in phase 'betting', not decisions\n")
 
@@ -153,13 +178,27 @@ def test_plain_replay_prints_the_state_the_flags_and_the_payouts_in_paying_order
                          "flags:",
                          f"  [warning] seat {vacant}: Mise sur un emplacement vacant: ante 1000 cents on vacant seat "
                          f"{vacant}"]
-    rows = [line.split(None, 5) for line in lines if re.match(r"^\s+\d+\s+(ante|raise|purchase|bonus|jackpot) ", line)]
-    expected = [p for settlement in table.settlements for p in settlement.payouts]
-    assert len(rows) == len(expected) > 3
-    for row, payout in zip(rows, expected, strict=True):
-        seat, line, stake, outcome, net = row[:5]
-        assert (int(seat), line, outcome) == (payout.seat, payout.line.value, payout.outcome.value)
-        assert round(float(stake) * 100) == payout.stake and round(float(net) * 100) == payout.net
+    settlements: list[list[list[str]]] = []
+    for line in lines:
+        if line.startswith("settlement "):
+            settlements.append([])
+        elif re.match(r"^\s*\d+\s+(ante|raise|purchase|bonus|jackpot) ", line):
+            settlements[-1].append(line.split(None, 5))
+    assert len(settlements) == len(table.settlements) == 3
+    # The paying order, as the croupier pays: from his right, seat 7 down to seat 1; at each seat the card's
+    # price (taken as the hand is turned over), the ante, the raise, the bonus, then the jackpot.
+    paying = ["purchase", "ante", "raise", "bonus", "jackpot"]
+    for rows, settlement in zip(settlements, table.settlements, strict=True):
+        order = [(-int(row[0]), paying.index(row[1])) for row in rows]
+        assert order == sorted(order) and len(set(order)) == len(order)
+        assert len({row[0] for row in rows}) > 1
+        expected = sorted(settlement.payouts, key=lambda p: (p.seat, p.line.value))
+        assert len(rows) == len(expected)
+        for row in sorted(rows, key=lambda row: (int(row[0]), row[1])):
+            payout = expected.pop(0)
+            seat, line, stake, outcome, net = row[:5]
+            assert (int(seat), line, outcome) == (payout.seat, payout.line.value, payout.outcome.value)
+            assert round(float(stake) * 100) == payout.stake and round(float(net) * 100) == payout.net
     houses = [line for line in lines if line.strip().startswith("house:")]
     assert [round(float(h.split()[1]) * 100) for h in houses] == [s.house_net for s in table.settlements]
     assert all(h.endswith(" €") for h in houses) and "stake €" in out and "{" not in out
@@ -477,3 +516,94 @@ def test_header_values_are_refused_by_the_rules_core_on_the_headers_line_naming_
     with pytest.raises(HistoryError) as caught:
         parse_history(text).rules(load_profile("fr-2007"))
     assert caught.value.line_number == 3 and caught.value.message.startswith(message)
+
+
+def test_a_history_that_starts_with_a_byte_order_mark_replays(tmp_path, capsys):
+    text, table = _session_text(coups=1)
+    path = tmp_path / "h.txt"
+    path.write_bytes(text.encode("utf-8-sig"))  # as a Windows editor saves it
+    assert main(["replay", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["operations"] == len(table.log)
+
+
+def test_a_history_needs_its_line_numbers():
+    from controller.rules.history import History
+
+    with pytest.raises(TypeError):
+        History("fr-2007", {}, ())  # type: ignore[call-arg]
+
+
+def test_export_history_names_a_directory_as_such(tmp_path, capsys):
+    config = tmp_path / "table.toml"
+    publish, subscribe, snapshot = endpoints(tmp_path)
+    config.write_text(CONFIG.format(publish=publish, subscribe=subscribe, snapshot=snapshot))
+    folder = tmp_path / "var"
+    folder.mkdir()
+    assert main(["export-history", str(folder), "--coup", "1", "--config", str(config)]) == 2
+    assert capsys.readouterr().err == f"stud-table: {folder} is a directory, not a table's event store\n"
+
+
+# Every raise and every ante won by a dealer who does not qualify pays more than fr-2007's.
+EDITED_PAYOUTS = {"pair = 1\n": "pair = 3\n", "two_pair = 2\n": "two_pair = 4\n", "ante_pays = 1\n": "ante_pays = 2\n"}
+
+
+@pytest.mark.parametrize("name", ["mine", "fr-2007"])
+@pytest.mark.parametrize("to_stdout", [False, True])
+def test_a_profile_file_is_exported_so_that_replay_uses_its_rules(tmp_path, capsys, name, to_stdout):
+    """A configuration's own profile file, renamed or keeping a shipped name with its payouts edited: the export
+    names the file, and the replay pays as the table did, not as the shipped profile would."""
+    from controller.profiles import PROFILES_DIR
+    from controller.rules.summary import table_summary
+
+    text = (PROFILES_DIR / "fr-2007.toml").read_text(encoding="utf-8")
+    for old, new in EDITED_PAYOUTS.items():
+        assert text.count(old) == 1
+        text = text.replace(old, new)
+    text = text.replace('name = "fr-2007"', f'name = "{name}"')
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "rules" / "mine.toml").write_text(text, encoding="utf-8")
+    config = tmp_path / "table.toml"
+    publish, subscribe, snapshot = endpoints(tmp_path)
+    config.write_text(CONFIG.format(publish=publish, subscribe=subscribe, snapshot=snapshot)
+                      .replace('profile = "fr-2007"', 'profile = "rules/mine.toml"'))
+    rules = load_config(config).rules
+    assert rules.profile.name == name
+    # A coup that the edited payouts settle otherwise than the shipped profile.
+    for seed in range(50):
+        rng = random.Random(seed)
+        table = new_table(rules, rng)
+        play_coup(table, rng, 0, METER)
+        shipped = Table.replay(rules_for("fr-2007", bonus=True, card_purchase=True), table.log)
+        if shipped.settlements != table.settlements:
+            break
+    else:
+        raise AssertionError("no coup pays differently")
+    store_path = tmp_path / "events.sqlite"
+    store = EventStore(store_path)
+    store.append([NewEvent(topic, env.publisher, env.seq, env.mono_ns, env.wall_ns, msgspec.json.encode(env.body)
+                           .decode()) for topic, env in _envelopes(table.log, 1)])
+    store.close()
+    out = tmp_path / "exports" / "coup-1.txt"
+    out.parent.mkdir()
+    command = ["export-history", str(store_path), "--coup", "1", "--config", str(config)]
+    if to_stdout:
+        assert main(command) == 0
+        out.write_text(capsys.readouterr().out, encoding="utf-8")
+        reference = str(tmp_path / "rules" / "mine.toml")
+    else:
+        assert main([*command, "-o", str(out)]) == 0
+        capsys.readouterr()
+        reference = "../rules/mine.toml"
+    assert f"table profile={reference} " in out.read_text(encoding="utf-8")
+    assert main(["replay", str(out), "--json"]) == 0
+    replayed = json.loads(capsys.readouterr().out)
+    assert replayed["settlements"] == table_summary(table, history=True)["settlements"]
+    assert replayed["settlements"] != table_summary(shipped, history=True)["settlements"]
+
+
+def test_the_shipped_profile_is_exported_by_its_name(tmp_path, capsys):
+    from controller.export import profile_reference
+
+    rules = rules_for("fr-2007", bonus=True)
+    assert profile_reference(rules, None, tmp_path) is None
+    assert profile_reference(rules, tmp_path / "copy.toml", None) is None  # an exact copy: the same rules

@@ -223,7 +223,7 @@ def test_both_runs_side_by_side_and_json_unchanged(tmp_path, monkeypatch, capsys
     assert "Photos scored 2 0 left out 1 1 left out" in text and "read above" in text
     assert main([*argv, "--json"]) == 0
     res = json.loads(capsys.readouterr().out)
-    expected = evaluate_manifest(argv[1], argv[5], reader=reader)  # what --json printed before the tables came
+    expected = evaluate_manifest(argv[1], argv[5], reader=reader)  # --json: evaluate_manifest's own result
     assert {k: v for k, v in res.items() if k != "seconds_per_image"} == {
         k: v for k, v in expected.items() if k != "seconds_per_image"}
 

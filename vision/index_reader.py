@@ -23,6 +23,7 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
+from controller.shutdown import exit_cleanly_when_interrupted, written_since
 from vision.common import CARDS, MODELS
 from vision.layout import axes, crop_to_table
 from vision.synth import FOIL_SHARE, foil_stock
@@ -344,8 +345,12 @@ def main(argv: list[str] | None = None) -> int:
     command.add_argument("--threads", type=int, default=2,
                          help="torch's CPU threads (1 each for two trainings side by side on 2 cores)")
     args = parser.parse_args(argv)
-    train(args.data, args.minutes, args.seed, args.out, args.init, args.max_lr, args.cut_share, args.threads)
-    return 0
+
+    def work() -> None:
+        train(args.data, args.minutes, args.seed, args.out, args.init, args.max_lr, args.cut_share, args.threads)
+
+    kept = written_since(time.time(), args.out)  # each better epoch is written there as it comes
+    return exit_cleanly_when_interrupted(parser.prog, work, kept)  # Ctrl-C or SIGTERM: one line, no traceback
 
 
 if __name__ == "__main__":

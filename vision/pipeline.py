@@ -219,8 +219,7 @@ def cmd_vision(config: TableConfig) -> int:
 
     context = zmq.Context.instance()
     process = VisionProcess(config, context)  # a SIGINT or SIGTERM while it starts is recorded: it stops at once
-    STOP.install()
-    callback = STOP.on_stop(process.stop)
+    callback = STOP.on_stop(process.stop)  # STOP's handler: installed by ``controller.cli.main``
     try:
         process.run()
     finally:

@@ -18,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+from controller.shutdown import exit_cleanly_when_interrupted, written_since
 from vision.common import BUILD, DET_CLASSES, MODELS, TRAIN_DIR, det_class, read_manifest
 
 # A back whose box is this thin (photo pixels) is a sliver: a card under others in a pile, or cut by the edge.
@@ -175,7 +176,7 @@ def export_slim(src: Path, dst: Path) -> None:
     tmp.replace(dst)
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m vision.train")
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("prep-detector")
@@ -218,6 +219,12 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--edge-cut", type=float, default=None,
                    help="share of crops cut by the photo's edge (default identifier_train.EDGE_CUT_SHARE)")
     a = ap.parse_args(argv)
+    out = (a.out or MODELS / "card_identifier.pt") if a.cmd == "identifier" else getattr(a, "out", None)
+    kept = written_since(time.time(), out)  # the identifier's training writes its best epoch there as it goes
+    return exit_cleanly_when_interrupted(ap.prog, lambda: _run(ap, a), kept)  # Ctrl-C: one line, no traceback
+
+
+def _run(ap: argparse.ArgumentParser, a: argparse.Namespace) -> None:
     if a.cmd == "prep-detector":
         try:
             prep_detector(a.synth, BUILD / "det", hold_out_scenes=not a.monitor_trained_on,
@@ -240,4 +247,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

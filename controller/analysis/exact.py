@@ -860,17 +860,17 @@ def analyze(
     strategy_code = STRATEGIES.index(strategy)
     flags = ("fold" in allowed, "raise" in allowed, "buy" in allowed)
     buys = strategy == "optimal" and flags[2]
-    # numba compiles a kernel on its first call (about a minute; its cache then serves later runs): it is called on
-    # no deals first, under its own phase, so that the estimate of the time left counts only the deals.
-    compiling = "compiling the {} (numba, first run only)"
+    # numba compiles a kernel on its first call (about a minute; its cache then serves later runs, and a fresh
+    # process cannot tell which it will be): it is called on no deals first, under its own phase, so that the
+    # estimate of the time left counts only the deals.
+    compiling = "compiling or loading the {} (numba: about a minute the first time, then from its cache)"
 
     if sample is None:
         say("finding the deals that differ up to the suits")
         hands, ups, weights = _canonical_deals(BINOMIAL, _SUIT_PERMUTATIONS)
         chunk = 8_000 if buys else 400_000
         sums = np.zeros(_COLUMNS, dtype=object)  # Python integers: exact
-        if not _exact_chunk.overloads:
-            say(compiling.format("enumeration"))
+        say(compiling.format("enumeration"))
         _exact_chunk(hands[:0], ups[:0], weights[:0], strategy_code, *flags, rules, tables, 64)
         say(f"enumerating {len(ups):,} classes of deals" + (", every card purchase" if buys else ""))
         with parallel_chunksize(1):  # blocks differ in cost: hand them out one by one
@@ -896,8 +896,7 @@ def analyze(
         sums = np.zeros(_COLUMNS, dtype=object)
         done = 0
         chunk_number = 0
-        if not _sample_chunk.overloads:
-            say(compiling.format("sampler"))
+        say(compiling.format("sampler"))
         _sample_chunk(np.zeros(n_blocks, np.int64), np.zeros(n_blocks, np.uint64), strategy_code, *flags, rules, tables)
         say(f"dealing {sample:,} random deals")
         with parallel_chunksize(1):

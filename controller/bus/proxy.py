@@ -8,6 +8,7 @@ import uuid
 
 import zmq
 
+from controller.bus import BindError
 from controller.shutdown import block_stop_signals, term_context
 
 log = logging.getLogger(__name__)
@@ -52,9 +53,13 @@ class Proxy:
             frontend.setsockopt(zmq.RCVHWM, 100_000)
             backend.setsockopt(zmq.SNDHWM, 100_000)
             control.connect(self._control_endpoint)
-            frontend.bind(self.publish_endpoint)
-            backend.bind(self.subscribe_endpoint)
-        except zmq.ZMQError as error:
+            for socket, endpoint, setting in ((frontend, self.publish_endpoint, "bus.publish"),
+                                              (backend, self.subscribe_endpoint, "bus.subscribe")):
+                try:
+                    socket.bind(endpoint)
+                except zmq.ZMQError as error:
+                    raise BindError(endpoint, setting, zmq.strerror(error.errno)) from error
+        except (zmq.ZMQError, BindError) as error:
             self._error = error
             for socket in (frontend, backend, control):
                 socket.close()

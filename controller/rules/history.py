@@ -9,7 +9,8 @@
 The first token of a line is the table clock in seconds (millisecond precision).
 Money is in euros with cents; ``position=dealer`` is the croupier's hand; card
 indexes (``index``, ``discard``) count from 1; ``??`` is a card not yet identified.
-Lines starting with ``#`` and blank lines are comments.
+Lines starting with ``#`` and blank lines are comments. ``profile=`` names a shipped profile, or a profile
+file (``.toml``: the caller reads it, from the history file's folder when the path is relative).
 """
 
 from __future__ import annotations
@@ -67,12 +68,25 @@ def _format_value(name: str, value: Any) -> str:
     return str(value)
 
 
+def _whole_number(text: str) -> bool:
+    return text.isascii() and text.isdigit()
+
+
 def _parse_value(name: str, text: str) -> Any:
+    """The field's value; a ``ValueError`` (or ``CardError``) that says what ``text`` is not, for the caller to
+    prefix with the field's name."""
     if name in _MONEY_FIELDS:
         return parse_money(text)
     if name in _POSITION_FIELDS:
-        return DEALER if text == "dealer" else int(text)
+        if text == "dealer":
+            return DEALER
+        if not _whole_number(text):
+            raise ValueError(f"{text!r} is not a seat number or dealer")
+        return int(text)
     if name in _INDEX_FIELDS:
+        # 0 would become -1, which Python reads as the last card: refused here
+        if not _whole_number(text) or int(text) < 1:
+            raise ValueError(f"{text!r} is not a card index (1, 2, ...: they count from 1)")
         return int(text) - 1
     if name in _BOOL_FIELDS:
         if text not in ("yes", "no"):
@@ -83,10 +97,26 @@ def _parse_value(name: str, text: str) -> Any:
     if name == "cards":
         return tuple(parse_card(part) for part in text.split(",") if part)
     if name == "box":
-        return Box(text)
+        try:
+            return Box(text)
+        except ValueError:
+            raise ValueError(f"{text!r} is not one of {', '.join(box.value for box in Box)}") from None
     if name in _INT_FIELDS:
+        if not _whole_number(text):
+            raise ValueError(f"{text!r} is not a whole number like 3")
         return int(text)
     return text
+
+
+#: shlex's messages, as a person who edits a history file reads them
+_SHLEX_ERRORS = {"No closing quotation": "a quote is not closed", "No escaped character": "a backslash ends the line"}
+
+
+def _split(line: str, line_number: int) -> list[str]:
+    try:
+        return shlex.split(line)
+    except ValueError as error:
+        raise HistoryError(line_number, _SHLEX_ERRORS.get(str(error), str(error))) from None
 
 
 def format_time(ms: int) -> str:
@@ -109,10 +139,7 @@ def format_operation(op: Operation) -> str:
 
 
 def parse_operation(line: str, line_number: int = 1) -> Operation:
-    try:
-        tokens = shlex.split(line)
-    except ValueError as error:
-        raise HistoryError(line_number, str(error)) from None
+    tokens = _split(line, line_number)
     if len(tokens) < 2:
         raise HistoryError(line_number, f"expected a time and an operation, got {line!r}")
     time_text, kind, *pairs = tokens
@@ -123,22 +150,28 @@ def parse_operation(line: str, line_number: int = 1) -> Operation:
     values: dict[str, Any] = {}
     try:
         values["t"] = parse_time(time_text)
-        for pair in pairs:
-            name, sep, text = pair.partition("=")
-            if not sep or name not in names:
-                raise ValueError(f"unexpected {pair!r}; {kind} takes {', '.join(names) or 'nothing'}")
+    except ValueError as error:
+        raise HistoryError(line_number, f"time: {error}") from None
+    for pair in pairs:
+        name, sep, text = pair.partition("=")
+        if not sep or name not in names:
+            raise HistoryError(line_number, f"unexpected {pair!r}; {kind} takes {', '.join(names) or 'nothing'}")
+        if name in values:
+            raise HistoryError(line_number, f"{name} is given twice")
+        try:
             values[name] = _parse_value(name, text)
-    except (ValueError, CardError) as error:
-        raise HistoryError(line_number, str(error)) from None
+        except (ValueError, CardError) as error:
+            raise HistoryError(line_number, f"{name}: {error}") from None
     missing = [name for name in names if name not in values]
     if missing:
         raise HistoryError(line_number, f"{kind} lacks {', '.join(missing)}")
     return op_type(**values)
 
 
-def format_rules(rules: TableRules) -> str:
+def format_rules(rules: TableRules, profile: str | None = None) -> str:
+    """The header; ``profile`` names the profile when its name is not enough (a profile file's path)."""
     return (
-        f"table profile={rules.profile.name} minimum={format_money(rules.minimum_cents)} "
+        f"table profile={shlex.quote(profile or rules.profile.name)} minimum={format_money(rules.minimum_cents)} "
         f"maximum={format_money(rules.maximum_cents)} seats={rules.marked_seats} "
         f"bonus={'yes' if rules.bonus else 'no'} jackpot={'yes' if rules.jackpot else 'no'} "
         f"purchase={'yes' if rules.card_purchase else 'no'}"
@@ -192,8 +225,8 @@ class History:
     settings: dict[str, str]
     operations: tuple[Operation, ...]
     #: the header's line, and each operation's line, in the text: errors name them
-    header_line: int = 1
-    lines: tuple[int, ...] = ()
+    header_line: int
+    lines: tuple[int, ...]
 
     def rules(self, profile: Profile) -> TableRules:
         """The table's rules, given the profile that the header names. A value the profile
@@ -232,7 +265,7 @@ class History:
 
 def _parse_header(line: str, line_number: int) -> dict[str, str]:
     settings: dict[str, str] = {}
-    for pair in line.split()[1:]:
+    for pair in _split(line, line_number)[1:]:  # a profile file's path may be quoted
         key, sep, value = pair.partition("=")
         if not sep or key not in _TABLE_KEYS:
             raise HistoryError(line_number, f"unexpected {pair!r} in the table header; "
@@ -254,7 +287,8 @@ def parse_history(text: str) -> History:
     lines: list[int] = []
     # Lines end at \n only (\r\n too, stripped): the numbers are an editor's, and a void's reason may hold any
     # other separator that str.splitlines would cut it at.
-    for number, raw in enumerate(text.split("\n"), start=1):
+    # A byte-order mark, as Windows editors write at the start of a UTF-8 file, is not part of the text.
+    for number, raw in enumerate(text.removeprefix("\ufeff").split("\n"), start=1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue

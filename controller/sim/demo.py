@@ -677,8 +677,7 @@ def run_demo(coups: int | None, seed: int, profile_name: str, headless: bool, pa
              folder: Path | None = None, script: str | None = None, camera: str = "rendered") -> int:
     """``camera``: ``rendered`` (frames through the real vision process) or ``direct`` (the observations a perfect
     camera would publish, for fast runs). Until ``coups`` are played, or SIGINT or SIGTERM (once or twice, at any
-    moment: an orderly stop, then the summary; exit 0)."""
-    STOP.install()
+    moment: an orderly stop, then the summary; exit 0: ``STOP``'s handler, installed by ``controller.cli.main``)."""
     report = Reporter()
     if script:
         played_script = load_script(script)

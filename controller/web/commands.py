@@ -27,8 +27,7 @@ def serve(config_path: str | Path, host: str | None = None, port: int | None = N
     app = create_app(config)
     server = uvicorn.Server(uvicorn.Config(app, host=host or config.web_host, port=port or config.web_port,
                                            log_level="info", timeout_graceful_shutdown=2))
-    STOP.install()
-    callback = STOP.on_stop(lambda: setattr(server, "should_exit", True))
+    callback = STOP.on_stop(lambda: setattr(server, "should_exit", True))  # handler: ``controller.cli.main``'s
     try:
         if not STOP.requested:
             server.run()
