@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import random
+import threading
 import time
+from contextlib import contextmanager
 
 import zmq
 
 from controller.bus.schema import Envelope, encode
+from controller.engine import Engine
 from controller.rules.profile import TableRules
 from controller.sim.coups import new_table, play_coup
 from controller.sim.events import bus_events
+from controller.store import EventStore
 
 
 def endpoints(folder) -> tuple[str, str, str]:
@@ -50,3 +54,21 @@ def wait_until(predicate, timeout: float = 10.0, interval: float = 0.01) -> bool
             return True
         time.sleep(interval)
     return predicate()
+
+
+@contextmanager
+def running_engine(context, publish, subscribe, snapshot, rules, store_path, **engine_options):
+    """An engine on the bus in a thread, its store, and a raw publisher to play recorded events through it."""
+    store = EventStore(store_path)
+    engine = Engine(rules, store, context, subscribe, publish, snapshot, **engine_options)
+    running = threading.Thread(target=engine.run)
+    running.start()
+    raw = raw_publisher(context, publish)
+    try:
+        yield engine, store, raw
+    finally:
+        engine.stop()
+        running.join()
+        engine.close()
+        raw.close()
+        store.close()

@@ -6,12 +6,11 @@ from __future__ import annotations
 import json
 import random
 import threading
-from contextlib import contextmanager
 
 import msgspec
 import pytest
 import zmq
-from busutil import endpoints, raw_publisher, send, simulated, wait_until
+from busutil import endpoints, raw_publisher, running_engine, send, simulated, wait_until
 from tables import rules_for
 
 from controller.bus.clone import TableFollower
@@ -181,30 +180,11 @@ def test_a_silent_publisher_is_reported_gone_then_back(bus):
     subscriber.close()
 
 
-@contextmanager
-def _running_engine(bus, rules, tmp_path):
-    """An engine on the bus in a thread, its store, and a raw publisher to play recorded events through it."""
-    context, publish, subscribe, snapshot = bus
-    store = EventStore(tmp_path / "events.sqlite")
-    engine = Engine(rules, store, context, subscribe, publish, snapshot)
-    running = threading.Thread(target=engine.run)
-    running.start()
-    raw = raw_publisher(context, publish)
-    try:
-        yield engine, store, raw
-    finally:
-        engine.stop()
-        running.join()
-        engine.close()
-        raw.close()
-        store.close()
-
-
 def test_a_late_joiner_gets_the_snapshot_then_every_update_without_gap_or_duplicate(bus, tmp_path):
     context, publish, subscribe, snapshot = bus
     rules = rules_for("fr-2007", bonus=True, card_purchase=True)
     reference, envelopes = simulated(rules, seed=5, coups=3)
-    with _running_engine(bus, rules, tmp_path) as (engine, store, raw):
+    with running_engine(*bus, rules, tmp_path / "events.sqlite") as (engine, store, raw):
         probe = Subscriber(context, subscribe, ("core.",))
         assert wait_until(lambda: probe.receive(50) is not None)  # the engine's heartbeat: the bus is up
         half = len(envelopes) // 2
@@ -231,7 +211,7 @@ def test_a_follower_that_missed_updates_takes_a_new_snapshot(bus, tmp_path):
     context, publish, subscribe, snapshot = bus
     rules = rules_for("fr-2007", bonus=True, card_purchase=True)
     reference, envelopes = simulated(rules, seed=5, coups=1)
-    with _running_engine(bus, rules, tmp_path) as (engine, store, raw):
+    with running_engine(*bus, rules, tmp_path / "events.sqlite") as (engine, store, raw):
         follower = TableFollower(context, subscribe, snapshot)
         assert wait_until(lambda: follower.poll(50) is not None, timeout=10)  # its subscription is at the proxy
         follower.subscriber.socket.setsockopt(zmq.UNSUBSCRIBE, b"core.")

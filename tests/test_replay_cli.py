@@ -9,13 +9,12 @@ import random
 import re
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import msgspec
 import pytest
 import zmq
-from busutil import endpoints, raw_publisher, send, wait_until
+from busutil import endpoints, running_engine, send, wait_until
 from tables import rules_for
 
 from controller.bus.clone import request_snapshot
@@ -23,7 +22,6 @@ from controller.bus.proxy import Proxy
 from controller.bus.schema import DealerOperation, Envelope, EvidenceSaved
 from controller.cli import main
 from controller.config import load_config
-from controller.engine import Engine
 from controller.rules.cards import full_deck
 from controller.rules.history import format_history, format_operation, format_time, parse_history
 from controller.rules.operations import DEALER, Box, Operation, Settle
@@ -389,52 +387,43 @@ def test_each_coup_exported_from_the_engines_store_replays_to_the_engines_state_
     store_path.parent.mkdir()
     context = zmq.Context()
     proxy = Proxy(publish, subscribe)
-    store = EventStore(store_path)
-    engine = Engine(table_config.rules, store, context, subscribe, publish, snapshot,
-                    jackpot_meter=table_config.jackpot_meter_cents)
-    running = threading.Thread(target=engine.run)
-    running.start()
-    raw = raw_publisher(context, publish)
     # Coup 3 goes in two parts, an evidence event between them, its wall time an hour ahead: the engine keeps it
     # from its referee's clock, and so must the export.
     parts = [coups[0], coups[1], coups[2][:cut], coups[2][cut:], *coups[3:]]
     seq, compared, exported_ops = 1, [], {}
     try:
-        for index, part in enumerate(parts):
-            envelopes = _envelopes(part, seq)
-            if index == 3:
-                evidence = EvidenceSaved("0" * 64, "missing.png", "image/png", event_id=seq - 1)
-                envelopes.insert(0, ("vision.evidence", Envelope("vision", 1, 1, 1_700_003_600_000_000_000,
-                                                                 evidence)))
-            seq += sum(1 for _topic, env in envelopes if env.publisher == "sim")
-            if index == 0:  # the engine's own subscription may still be joining: resend until it is recorded
-                assert wait_until(lambda first=envelopes[0]: (send(raw, *first), engine.acted_id >= 1)[1],
-                                  timeout=10)
-            target = engine.acted_id + len(envelopes) - (1 if index == 0 else 0)
-            for topic, envelope in envelopes[1 if index == 0 else 0:]:
-                send(raw, topic, envelope)
-            assert wait_until(lambda target=target: engine.acted_id >= target, timeout=30)
-            state = request_snapshot(context, snapshot)["state"]
-            coup = min(index + 1, 3) if index <= 3 else index
-            in_progress = index == 2
-            replayed, out = _export_and_replay(tmp_path, capsys, config, store_path, coup)
-            flags, settled = _engine_records(store_path, coup)
-            for key in STATE_KEYS:
-                assert replayed[key] == state[key], (coup, key)
-            assert _flags(replayed["flags"]) == flags, coup
-            if in_progress:
-                assert _flags(state["flags"]) == flags and settled == [] and replayed["settlements"] == []
-            else:
-                assert replayed["settlements"] == settled and len(settled) == 1, coup
-                assert replayed["last_settlement"] == state["last_settlement"], coup
-            compared.append((coup, in_progress))
-            exported_ops[coup] = parse_history(out.read_text(encoding="utf-8")).operations
+        with running_engine(context, publish, subscribe, snapshot, table_config.rules, store_path,
+                            jackpot_meter=table_config.jackpot_meter_cents) as (engine, store, raw):
+            for index, part in enumerate(parts):
+                envelopes = _envelopes(part, seq)
+                if index == 3:
+                    evidence = EvidenceSaved("0" * 64, "missing.png", "image/png", event_id=seq - 1)
+                    envelopes.insert(0, ("vision.evidence", Envelope("vision", 1, 1, 1_700_003_600_000_000_000,
+                                                                     evidence)))
+                seq += sum(1 for _topic, env in envelopes if env.publisher == "sim")
+                if index == 0:  # the engine's own subscription may still be joining: resend until it is recorded
+                    assert wait_until(lambda first=envelopes[0]: (send(raw, *first), engine.acted_id >= 1)[1],
+                                      timeout=10)
+                target = engine.acted_id + len(envelopes) - (1 if index == 0 else 0)
+                for topic, envelope in envelopes[1 if index == 0 else 0:]:
+                    send(raw, topic, envelope)
+                assert wait_until(lambda target=target: engine.acted_id >= target, timeout=30)
+                state = request_snapshot(context, snapshot)["state"]
+                coup = min(index + 1, 3) if index <= 3 else index
+                in_progress = index == 2
+                replayed, out = _export_and_replay(tmp_path, capsys, config, store_path, coup)
+                flags, settled = _engine_records(store_path, coup)
+                for key in STATE_KEYS:
+                    assert replayed[key] == state[key], (coup, key)
+                assert _flags(replayed["flags"]) == flags, coup
+                if in_progress:
+                    assert _flags(state["flags"]) == flags and settled == [] and replayed["settlements"] == []
+                else:
+                    assert replayed["settlements"] == settled and len(settled) == 1, coup
+                    assert replayed["last_settlement"] == state["last_settlement"], coup
+                compared.append((coup, in_progress))
+                exported_ops[coup] = parse_history(out.read_text(encoding="utf-8")).operations
     finally:
-        engine.stop()
-        running.join()
-        engine.close()
-        raw.close()
-        store.close()
         proxy.close()
         context.destroy(linger=0)
 
