@@ -8,7 +8,7 @@ debian_packages=()
 command -v chromium >/dev/null 2>&1 || debian_packages+=(chromium)   # the browser tests
 command -v rsvg-convert >/dev/null 2>&1 || debian_packages+=(librsvg2-bin)   # draws card art from SVG decks
 [ -d /usr/share/carddecks/svg-standard ] || debian_packages+=(kdegames-card-data-kf5)   # the virtual table's deck
-[ -d /usr/share/aisleriot/cards ] || debian_packages+=(gnome-cards-data)   # the training decks (vision.synth, render_data)
+[ -d /usr/share/aisleriot/cards ] || debian_packages+=(gnome-cards-data)   # the training decks (training.synth, render_data)
 if ((${#debian_packages[@]})); then
     sudo=""
     [ "$(id -u)" = 0 ] || sudo="sudo"

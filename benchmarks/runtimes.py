@@ -36,8 +36,9 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from vision.evaluate import box_iou  # noqa: E402
+from training.photo.evaluate import box_iou  # noqa: E402
 from vision.onnx_detector import ONNX_PATH, WEIGHTS_PATH, Box, decode, to_batch  # noqa: E402
+from vision.onnx_session import onnx_session  # noqa: E402
 
 #: the coup filmed: all seven seats taken (shared with benchmarks/vision.py)
 SCRIPT = (ROOT / "benchmarks" / "busy-coup.toml").read_text()
@@ -46,11 +47,11 @@ BUILD = ROOT / "build" / "runtimes"
 
 def seat_crops(scenes: int, size: int) -> list[np.ndarray]:
     """Batches (8 x 3 x size x size, float32 RGB in 0..1) of the busiest scenes' seat crops."""
+    from controller.felt.layout import load_layout
     from controller.sim.render import Renderer, TableCamera
     from controller.sim.script import parse_script
     from controller.sim.world import SceneChange, build_timeline
     from vision.calibrate import calibrate
-    from vision.layout import load_layout
     from vision.table_reader import rectified, seat_regions
 
     layout = load_layout()
@@ -101,11 +102,7 @@ def runners(threads: int, size: int, batch: int) -> dict[str, object]:
 
     out["pytorch (baseline)"] = run_torch
 
-    import onnxruntime as ort
-
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
-    session = ort.InferenceSession(str(ONNX_PATH), options, providers=["CPUExecutionProvider"])
+    session = onnx_session(ONNX_PATH, threads)  # as the vision process runs it
     input_name = session.get_inputs()[0].name
     out["onnxruntime"] = lambda batch: session.run(None, {input_name: batch})[0]
 

@@ -33,15 +33,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[0] = str(ROOT)
 
 from controller.sim.camera import RenderedCamera  # noqa: E402
-from controller.sim.demo import (  # noqa: E402
-    VirtualPins,
-    VirtualTable,
-    camera_endpoint,
-    plans,
-    start_stack,
-    wait_for_engine,
-)
+from controller.sim.demo import plans  # noqa: E402
+from controller.sim.devices import VirtualPins  # noqa: E402
 from controller.sim.script import random_script  # noqa: E402
+from controller.sim.stack import camera_endpoint, start_stack, wait_for_engine  # noqa: E402
+from controller.sim.virtual_table import VirtualTable  # noqa: E402
 
 LIVE_COUPS_PER_HOUR = 60
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")

@@ -53,7 +53,8 @@ def _truth(renderer, scene):
     """(kind, x mm, y mm, label) of every object the camera can see."""
     import numpy as np
 
-    from vision.render_data import under_an_arm, vision_label
+    from training.render_data import under_an_arm
+    from vision.common import vision_label
 
     objects = []
     for card in scene.cards:
@@ -137,8 +138,8 @@ def _resolution(width: int, height: int, layout, scenes, steps, baseline_model) 
     import numpy as np
 
     from controller.sim.render import Renderer, TableCamera
+    from training.table_replay import replay
     from vision.calibrate import calibrate
-    from vision.replay import replay
     from vision.table_reader import TableReader
     from vision.tracker import Tracker
 
@@ -199,10 +200,10 @@ def main() -> int:
     import torch
     from ultralytics import YOLO
 
+    from controller.felt.layout import load_layout
     from controller.sim.script import parse_script
     from controller.sim.world import build_timeline
     from vision.common import MODELS
-    from vision.layout import load_layout
 
     layout = load_layout()
     scenes = _scenes(args.scenes)

@@ -86,7 +86,7 @@ def cmd_export_history(args: argparse.Namespace) -> int:
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
-    from .analysis.exact import analyze
+    from .analysis.expectation import analyze
     from .analysis.report import analysis_report
     from .progress import Progress, print_report
 
@@ -238,7 +238,12 @@ def cmd_verify_report(args: argparse.Namespace) -> int:
 
 
 def cmd_eval_vision(args: argparse.Namespace) -> int:
-    from vision.evaluate import main as evaluate_main
+    try:
+        from training.photo.evaluate import main as evaluate_main
+    except ModuleNotFoundError as missing:  # the table's install leaves the train extra out
+        print(f"stud-table eval-vision: the photo reader needs the train extra ({missing.name} is not installed): "
+              "pip install '.[train]'", file=sys.stderr)
+        return 2
 
     argv = ["--manifest", args.manifest]
     if args.exclude:
@@ -373,7 +378,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     calibrate = commands.add_parser("calibrate", help="find the felt's ArUco markers; save the camera's homography")
     calibrate.add_argument("--config", help="the table's configuration ([camera] source; default --out folder)")
-    calibrate.add_argument("--layout", help="the felt's layout file (default: vision/layouts/stud-7.toml)")
+    calibrate.add_argument("--layout", help="the felt's layout file (default: controller/felt/layouts/stud-7.toml)")
     frame = calibrate.add_mutually_exclusive_group()
     frame.add_argument("--image", help="calibrate on this image file")
     frame.add_argument("--camera", help="grab one frame from this OpenCV source: device index, file or URL")

@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .gpio_config import DEVICE_KEYS, GpioConfig, GpioConfigError
 from .profiles import load_profile
 from .rules.errors import ProfileError
 from .rules.profile import TableRules
 from .rules.tomlread import TomlError, TomlReader, load_toml
-from .sensors.gpio_config import DEVICE_KEYS, GpioConfig, GpioConfigError
 
 
 class ConfigError(TomlError):
@@ -54,7 +54,7 @@ class TableConfig:
     shoe_port: str | None = None
     shoe_baudrate: int = 115200
     camera_source: str = "sim"
-    #: the felt's layout file (vision/layouts/stud-7.toml when not given)
+    #: the felt's layout file (controller/felt/layouts/stud-7.toml when not given)
     camera_layout: Path | None = None
     #: where ``stud-table calibrate`` saved the camera's homography (made from the first frames when missing);
     #: ``calibration.json`` beside the configuration when not given

@@ -27,8 +27,9 @@ from pathlib import Path
 import msgspec
 
 from .bus.schema import AnyBody, Envelope, EvidenceSaved
-from .engine import Referee
+from .errors import StudTableError
 from .profiles import load_profile, profile_names
+from .referee import Referee
 from .replay import SQLITE_MAGIC
 from .rules.history import MAGIC, format_operation, format_rules
 from .rules.operations import Box, OpenSession, Operation, PlaceBet, SitDown, StandUp
@@ -36,7 +37,7 @@ from .rules.profile import TableRules
 from .rules.table import Table
 
 
-class ExportError(Exception):
+class ExportError(StudTableError):
     """The store cannot be read, or holds no such coup: the message says which."""
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
+from .errors import StudTableError
 from .profiles import load_profile
 from .progress import report_table
 from .rules.errors import HistoryError, ProfileError
@@ -48,7 +49,7 @@ the history of a coup recorded in a table's store."""
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
-class ReplayError(Exception):
+class ReplayError(StudTableError):
     """A file that is not a history file; the message names it."""
 
 

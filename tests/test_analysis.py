@@ -1,4 +1,4 @@
-"""The analysis of the player's expectation (controller.analysis.exact).
+"""The analysis of the player's expectation (controller.analysis).
 
 * The counting (inclusion-exclusion over the player's cards) against dealing every dealer hand,
   each kind of outcome settled by the rules core's ``settle``.
@@ -16,11 +16,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from controller.analysis import exact
-from controller.analysis.exact import analyze, deal_counts
+from controller.analysis import enumeration, kernels
+from controller.analysis.expectation import analyze, deal_counts
 from controller.rules.cards import Card, parse_cards
 from controller.rules.profile import Profile, TableRules, parse_profile
-from controller.rules.ranking import ACE_KING, Category, rank_table
+from controller.rules.ranking import ACE_KING, BINOMIAL, Category, rank_table
 from controller.rules.settlement import SeatInput, settle
 
 PROFILES = Path(__file__).resolve().parent.parent / "seeds" / "profiles"
@@ -102,7 +102,7 @@ def test_raise_counts_match_dealing_every_dealer_hand(profile_name: str, hand: t
     counts, total = dealt_counts(profile, list(hand), up, set(hand))
     got = deal_counts(profile, hand, up, purchases=False)["raise"]
     assert got["counts"] == counts
-    assert sum(counts.values()) == exact.DEALER_HIDDEN_HANDS
+    assert sum(counts.values()) == kernels.DEALER_HIDDEN_HANDS
     assert got["settlement"] == total
 
 
@@ -134,7 +134,7 @@ def test_purchase_counts_match_dealing_every_card_and_dealer_hand(hand: tuple[in
     counts, total = dealt_purchase(profile, hand, up, discard)
     got = deal_counts(profile, hand, up)["buy"][discard]
     assert got["counts"] == counts
-    assert sum(counts.values()) == exact.PURCHASE_DEALS
+    assert sum(counts.values()) == kernels.PURCHASE_DEALS
     assert got["settlement"] == total
 
 
@@ -149,8 +149,8 @@ def test_every_purchase_of_random_deals_matches_dealing(hand: tuple[int, ...], u
 
 
 def test_suit_classes_cover_every_deal_once() -> None:
-    hands, ups, weights = exact._canonical_deals(exact.BINOMIAL, exact._SUIT_PERMUTATIONS)
-    assert int(weights.sum()) == exact.HANDS * exact.UP_CARDS
+    hands, ups, weights = enumeration._canonical_deals(BINOMIAL, enumeration._SUIT_PERMUTATIONS)
+    assert int(weights.sum()) == kernels.HANDS * kernels.UP_CARDS
     assert len({bytes(hand) for hand in hands}) == 134_459  # five-card hands up to suit permutation
     assert all(up not in hand for hand, up in zip(hands[:1000].tolist(), ups[:1000].tolist(), strict=True))
 
@@ -232,13 +232,13 @@ def test_purchase_bound_changes_nothing() -> None:
     """The exact run evaluates a purchase exactly only where its upper bound reaches folding or
     raising: the same figures as evaluating every purchase, on a sample of (P, u) classes."""
     profile = load("fr-2007")
-    hands, ups, weights = exact._canonical_deals(exact.BINOMIAL, exact._SUIT_PERMUTATIONS)
+    hands, ups, weights = enumeration._canonical_deals(BINOMIAL, enumeration._SUIT_PERMUTATIONS)
     chosen = np.sort(np.random.default_rng(4).choice(len(ups), 400, replace=False))
-    arguments = (hands[chosen], ups[chosen], weights[chosen], 0, True, True, True, exact._rules_of(profile),
-                 exact._tables(), 4)
-    pruned = exact._exact_chunk(*arguments).sum(axis=0)
-    full = exact._exact_chunk(*arguments, False).sum(axis=0)
-    assert pruned[exact._COL_BUY] > 0
+    arguments = (hands[chosen], ups[chosen], weights[chosen], 0, True, True, True, kernels._rules_of(profile),
+                 kernels._tables(), 4)
+    pruned = enumeration._exact_chunk(*arguments).sum(axis=0)
+    full = enumeration._exact_chunk(*arguments, False).sum(axis=0)
+    assert pruned[kernels._COL_BUY] > 0
     assert (pruned == full).all()
 
 

@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 from controller.sim.render import DEFAULT_DECK, card_art
-from vision.card_corners import (
+from training.data import ID_CLASSES
+from training.index_net import TorchIndexReader
+from training.photo.card_corners import (
     card_outline,
     card_quad,
     card_quads,
@@ -18,9 +20,9 @@ from vision.card_corners import (
     index_probabilities,
     index_reading,
 )
-from vision.common import ID_CLASSES
-from vision.index_reader import INDEX_CLASSES, NOT_INDEX, IndexReader
-from vision.render_data import vision_label
+from training.train_index import NOT_INDEX
+from vision.common import vision_label
+from vision.index_reader import INDEX_CLASSES
 
 
 def _photo(card: str, angle_deg: float, squeeze: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -65,7 +67,7 @@ def test_a_turned_squeezed_card_is_read_from_its_corners(card: str, angle: float
     photo, corners = _photo(card, angle, squeeze, seed=2)
     quad = card_quad(photo, (*corners.min(0) - 4, *corners.max(0) + 4))
     assert quad is not None
-    reading = index_probabilities(IndexReader().probabilities(corner_crops(photo, quad)))
+    reading = index_probabilities(TorchIndexReader().probabilities(corner_crops(photo, quad)))
     assert INDEX_CLASSES[int(reading.argmax())] == vision_label(card)
 
 
@@ -88,7 +90,7 @@ def test_a_card_cut_by_the_photos_edge_is_completed_and_read_from_its_visible_co
     assert len(quads) > 1, "the cut card was not completed beyond the edge"
     closest = min(np.linalg.norm(q[:, None] - corners[None], axis=2).min(1).max() for q in quads[1:])
     assert closest < 8, f"no completed outline within 8 px of the card's corners ({closest:.1f})"
-    reader = IndexReader()
+    reader = TorchIndexReader()
     readings = [index_reading(reader.probabilities(corner_crops(cut, q)), index_inside(q, cut.shape)) for q in quads]
     best, _sureness = max(readings, key=lambda reading: reading[1])
     assert INDEX_CLASSES[int(best.argmax())] == vision_label(card)
@@ -154,7 +156,7 @@ def test_a_corner_outside_the_photo_does_not_count() -> None:
 
 
 def test_the_index_readers_photographed_corners_of_a_cut_card_come_from_its_completed_outline() -> None:
-    from vision.photo_corners import labelled_corners
+    from training.photo_corners import labelled_corners
 
     photo, corners = _photo("Qh", -6.0, 1.0, seed=3)
     right_edge = int(corners[:, 0].min() + 0.55 * np.ptp(corners[:, 0]))
@@ -163,7 +165,7 @@ def test_the_index_readers_photographed_corners_of_a_cut_card_come_from_its_comp
     box = (corners[:, 0].min() - 3, ys.min() - 3, right_edge, ys.max() + 3)
     quads = card_quads(cut, box)
     label = INDEX_CLASSES.index(vision_label("Qh"))
-    reader = IndexReader()
+    reader = TorchIndexReader()
     crops, labels, completed = labelled_corners(cut, quads, label, reader)
     assert completed
     # one index corner is in the photo (the top left one): it alone is labelled; the bottom right one is beyond
@@ -184,7 +186,7 @@ def _stripes() -> np.ndarray:
 
 
 def test_a_card_photographed_large_is_cut_from_the_average_of_its_pixels_not_a_sample_of_them() -> None:
-    from vision.identify import square_crop
+    from training.photo.identify import square_crop
 
     stripes = _stripes()
     for crop in (square_crop(stripes, (100, 100, 700, 700), 96),
@@ -197,7 +199,7 @@ def test_a_card_photographed_large_is_cut_from_the_average_of_its_pixels_not_a_s
                                              np.float64([[2, 0, 40], [0, 0.8, 40], [0, 0, 1]]),  # one axis enlarged
                                              np.float64([[5.2, -3, 300], [3, 5.2, 40], [0, 0, 1]])])  # turned 30 deg
 def test_a_shrunk_crop_is_grey_on_fine_stripes_and_in_place_on_a_ramp(output_to_image: np.ndarray) -> None:
-    from vision.common import area_warp
+    from training.photo.card_corners import area_warp
 
     crop = area_warp(_stripes(), output_to_image, (48, 64))
     assert abs(float(crop.mean()) - 127.5) < 4 and float(crop.std()) < 8, (crop.mean(), crop.std())
@@ -211,7 +213,7 @@ def test_a_shrunk_crop_is_grey_on_fine_stripes_and_in_place_on_a_ramp(output_to_
 
 
 def test_a_crop_no_smaller_than_its_source_is_the_bilinear_warp_it_was() -> None:
-    from vision.common import area_warp
+    from training.photo.card_corners import area_warp
 
     photo = np.random.default_rng(0).integers(0, 256, (120, 160, 3), dtype=np.uint8)
     enlarge = np.float64([[0.5, 0.1, 20], [-0.1, 0.5, 30], [0, 0, 1]])  # output px -> photo px

@@ -14,7 +14,7 @@ import zmq
 from controller.sensors.gpio import TableSensors
 from controller.sensors.shoe import ShoeLink
 from controller.sensors.virtual import VirtualPinsServer, mock_factory
-from controller.sim.demo import PtyShoe, VirtualPins
+from controller.sim.devices import PtyShoe, VirtualPins
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -21,7 +21,7 @@ from tables import rules_for
 from controller.bus.clone import SnapshotTimeout, request_snapshot
 from controller.bus.proxy import Proxy
 from controller.bus.schema import AnyBody, Envelope
-from controller.engine import Referee
+from controller.referee import Referee
 from controller.store import EventStore, verify_log
 
 ROOT = Path(__file__).resolve().parent.parent

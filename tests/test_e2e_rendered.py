@@ -1,7 +1,7 @@
 """End to end through the camera: the virtual table renders its frames, the real vision process (committed detector
 and index reader, the tracker) reads them, and the store must hold the flags that only the camera can raise — an
 exposed card, a player looking early — on the right coup and seat, with their evidence frames; every coup settles
-without the table chief; the log verifies. The camera does not yet read every chip pile right (issue 4: a spread
+without the table chief; the log verifies. The camera does not yet read every chip pile right (a spread
 pile of four chips now and then reads as three), so the payouts are not compared here (tests/test_e2e_script.py
 compares them exactly with a perfect camera); the share of a perfect camera's observations the vision process made
 is, and must stay at or above its measured level."""
@@ -74,7 +74,7 @@ def test_faults_only_the_camera_sees_reach_the_store_through_the_vision_process(
     assert camera_only - stored_flags == Counter(), result.stdout
     assert sorted(coups) == [plan.number for plan in timeline.coups]
     right, of = (int(v) for v in re.search(r"published (\d+) of the (\d+) observations", result.stdout).groups())
-    assert right / of >= 0.9, result.stdout  # measured 89 of 91 (0.98), 2026-11-29 (session 3)
+    assert right / of >= 0.9, result.stdout  # measured 89 of 91 (0.98), 2026-11-29
     # the flags the camera raised have their evidence frame (boxes and zones drawn), checked by the engine's hash
     assert len(evidence) == camera_only.total() and all(count >= 1 for _kind, count in evidence), evidence
     store = folder / "var" / "events.sqlite"

@@ -7,7 +7,7 @@ from busutil import simulated
 from tables import rules_for
 
 from controller.bus.schema import ButtonPressed, CardPlaced, ChipsChanged, DealerOperation, Envelope
-from controller.engine import Referee
+from controller.referee import Referee
 from controller.rules.operations import DEALER
 
 

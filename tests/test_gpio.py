@@ -17,6 +17,7 @@ import pytest
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory, MockPin
 
+from controller.gpio_config import gpio_pin
 from controller.sensors.gpio import (
     EVENT_KINDS,
     GpioConfig,
@@ -24,7 +25,6 @@ from controller.sensors.gpio import (
     InputConfig,
     TableSensors,
 )
-from controller.sensors.gpio_config import gpio_pin
 
 BOUNCE = 0.1  # seconds: long next to a few ms of simulated contact bounce, so a busy machine cannot fake stability
 TIMEOUT = 5.0

@@ -1,5 +1,6 @@
-"""The index reader's training on photographed corners (``vision.photo_corners``): corners without an index, a held-out
-photo split, and a monitor that scores each photographed card as the photo reader reads it (the surer corner pair)."""
+"""The index reader's training on photographed corners (``training.photo_corners``): corners without an index, a
+held-out photo split, and a monitor that scores each photographed card as the photo reader reads it (the surer
+corner pair)."""
 
 from __future__ import annotations
 
@@ -9,23 +10,12 @@ import numpy as np
 import pytest
 import torch
 
-from vision.card_corners import corner_crops, index_inside
-from vision.common import TRAIN_DIR, Row
-from vision.index_reader import (
-    INDEX_CLASSES,
-    INDEX_SIZE,
-    NOT_INDEX,
-    RANK_MM,
-    REGION_MM,
-    IndexReader,
-    _load,
-    _loss,
-    _monitor,
-    cut_across,
-    cut_corner,
-    train,
-)
-from vision.photo_corners import MONITOR_EVERY, build, is_monitor, mirrored_photos, resplit, scenes
+from training.data import TRAIN_DIR, Row
+from training.index_net import TorchIndexReader
+from training.photo.card_corners import corner_crops, index_inside
+from training.photo_corners import MONITOR_EVERY, build, is_monitor, mirrored_photos, resplit, scenes
+from training.train_index import NOT_INDEX, _load, _loss, _monitor, cut_across, cut_corner, train
+from vision.index_reader import INDEX_CLASSES, INDEX_SIZE, RANK_MM, REGION_MM
 
 
 class _ReadsTheRedChannel:
@@ -140,7 +130,7 @@ def test_training_leaves_the_monitor_out_and_takes_corners_without_an_index(tmp_
     out = tmp_path / "reader.pt"
     train([tmp_path / "photo.npz"], minutes=0.01, seed=0, out=out)
     assert "index crops: 72 train (36 without an index), 24 monitor" in capsys.readouterr().out
-    reader = IndexReader(out)  # the checkpoint loads as the pipeline loads it
+    reader = TorchIndexReader(out)  # the checkpoint loads as the photo reader loads it
     assert reader.meta["epoch"] >= 1
     assert " boxes " in reader.meta["monitor"][0]
 
@@ -193,7 +183,7 @@ class _PrefersOddCorners:
 def test_photo_corners_label_the_pair_the_given_reader_reads_the_card_from(tmp_path) -> None:
     """Single-card train photos and one of backs: a face's labelled pair is the pair the given reader reads the card
     from, the other pair NOT_INDEX; a back's four corners are all BACK; one photo, one split."""
-    from vision.common import read_manifest
+    from training.data import read_manifest
 
     manifest = read_manifest(TRAIN_DIR / "manifest.csv")
     singles = [name for name, rows in sorted(manifest.items()) if len(rows) == 1 and rows[0].label != "JOKER"][:5]

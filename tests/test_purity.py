@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
-RULES = Path(__file__).resolve().parent.parent / "controller" / "rules"
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+RULES = ROOT / "controller" / "rules"
 FORBIDDEN_MODULES = {"time", "datetime", "random", "secrets", "os", "sys", "socket", "pathlib", "io", "subprocess",
                      "sqlite3", "zmq", "serial", "threading", "asyncio", "uuid"}
 FORBIDDEN_CALLS = {"open", "print", "input"}
@@ -37,3 +42,22 @@ def test_the_check_catches_what_it_looks_for(tmp_path):
     impure.write_text("import time\nfrom random import shuffle\nprint(open('x').read())\n")
     assert _violations(impure) == ["impure.py:1 imports time", "impure.py:2 imports random",
                                    "impure.py:3 calls print()", "impure.py:3 calls open()"]
+
+
+def _loaded(module: str, package: str) -> list[str]:
+    """The modules of ``package`` that importing ``module`` loads, in a fresh interpreter."""
+    code = (f"import sys, {module}; print(*sorted(name for name in sys.modules "
+            f"if name == {package!r} or name.startswith({package!r} + '.')))")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                            check=True)
+    return result.stdout.split()
+
+
+def test_the_referee_loads_no_zmq():
+    # the store's readers (export, replay, review) play events through the referee without the bus's sockets
+    assert _loaded("controller.referee", "zmq") == []
+
+
+@pytest.mark.parametrize("module", ["controller.engine", "controller.bus.transport"])
+def test_the_zmq_check_sees_a_module_that_loads_it(module):
+    assert "zmq" in _loaded(module, "zmq")

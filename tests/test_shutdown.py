@@ -62,7 +62,7 @@ def work():
         out.write_text("best epoch so far")
     out.with_suffix(".ready").touch()
     time.sleep(60)
-sys.exit(exit_cleanly_when_interrupted("python -m vision.train", work, written_since(began, out)))
+sys.exit(exit_cleanly_when_interrupted("python -m training.train_detector", work, written_since(began, out)))
 """
 
 
@@ -86,4 +86,4 @@ def test_a_training_stops_on_ctrl_c_or_sigterm_with_one_line_and_no_traceback(tm
     assert work.returncode == 128 + signum, err
     name = signal.Signals(signum).name
     said = f"kept what it wrote before the stop: {out}" if write else "nothing saved"
-    assert err == f"python -m vision.train: interrupted ({name}); {said}\n"
+    assert err == f"python -m training.train_detector: interrupted ({name}); {said}\n"

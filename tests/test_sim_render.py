@@ -9,12 +9,12 @@ import cv2
 import numpy as np
 import pytest
 
+from controller.felt.chips import CHIP_SET, make_stack
+from controller.felt.layout import ARUCO_DICTIONARY, load_layout
 from controller.rules.errors import CardError
 from controller.sim import render
 from controller.sim.render import Renderer, TableCamera, card_art
 from controller.sim.scene import Arm, CardOnFelt, SceneState
-from vision.chips import CHIP_SET, make_stack
-from vision.layout import ARUCO_DICTIONARY, load_layout
 
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 LAYOUT = load_layout()

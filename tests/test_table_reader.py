@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import pytest
 
+from controller.felt.chips import CHIP_DIAMETER_MM
+from controller.felt.layout import load_layout
 from controller.sim.render import Renderer, TableCamera
 from controller.sim.scene import CardOnFelt, SceneState
 from vision.calibrate import calibrate
-from vision.chips import CHIP_DIAMETER_MM
-from vision.layout import load_layout
 from vision.onnx_detector import Box
 from vision.table_reader import TableReader
 

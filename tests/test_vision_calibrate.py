@@ -13,6 +13,7 @@ import cv2
 import numpy as np
 import pytest
 
+from controller.felt.layout import ARUCO_DICTIONARY, DEFAULT_LAYOUT, Layout, Marker, Zone, load_layout
 from vision.calibrate import (
     Calibration,
     CalibrationError,
@@ -25,7 +26,6 @@ from vision.calibrate import (
     save_calibration,
 )
 from vision.evidence import draw_evidence, save_evidence
-from vision.layout import ARUCO_DICTIONARY, DEFAULT_LAYOUT, Layout, Marker, Zone, load_layout
 
 ROOT = Path(__file__).resolve().parent.parent
 FRAME_SIZE = (1920, 1080)

@@ -1,4 +1,4 @@
-"""The scoring rules of vision.evaluate, with a fake reader (no model needed)."""
+"""The scoring rules of training.photo.evaluate, with a fake reader (no model needed)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from vision.evaluate import evaluate_manifest
+from training.photo.evaluate import evaluate_manifest
 
 
 class _Det:
@@ -101,7 +101,7 @@ def test_errata_relabel_the_rows_they_name(tmp_path):
     ("images/a.jpg,3D,0,0", "line 2: corrected label '' is not a card"),
 ])
 def test_an_errata_row_that_fits_nothing_says_which_line_and_why(tmp_path, line, message, capsys):
-    from vision.evaluate import main
+    from training.photo.evaluate import main
 
     m = _manifest(tmp_path, ["images/a.jpg,3D,0,0,100,150"])
     errata = tmp_path / "errata.csv"
@@ -111,8 +111,8 @@ def test_an_errata_row_that_fits_nothing_says_which_line_and_why(tmp_path, line,
 
 
 def test_the_committed_errata_fit_the_validation_manifest():
-    from vision.common import VAL_DIR, read_manifest
-    from vision.evaluate import apply_errata
+    from training.data import VAL_DIR, read_manifest
+    from training.photo.evaluate import apply_errata
 
     manifest = read_manifest(VAL_DIR / "manifest.csv")
     # six, as README.md and the model card say; a row that fits no label would raise
@@ -120,7 +120,7 @@ def test_the_committed_errata_fit_the_validation_manifest():
 
 
 def test_a_models_folder_without_the_readers_weights_is_refused_naming_them(tmp_path, capsys):
-    from vision.evaluate import main
+    from training.photo.evaluate import main
 
     m = _manifest(tmp_path, ["images/a.jpg,3D,0,0,100,150"])
     candidate = tmp_path / "candidate"
@@ -153,7 +153,7 @@ def _other_classes(path: Path) -> None:
 def test_weights_the_reader_cannot_use_are_refused_naming_the_file(tmp_path, capsys, name, spoil, message):
     import shutil
 
-    from vision.evaluate import READER_FILES, main
+    from training.photo.evaluate import READER_FILES, main
 
     committed = Path(__file__).parents[1] / "models"
     candidate = tmp_path / "candidate"
@@ -173,15 +173,15 @@ def test_weights_the_reader_cannot_use_are_refused_naming_the_file(tmp_path, cap
 def _command_with_a_fake_reader(tmp_path: Path, monkeypatch) -> tuple[list[str], FakeReader]:
     """``main``'s arguments for a manifest of two photos (one excluded), and the FakeReader that ``main`` then loads
     instead of the card reader (the weights' files are there, never read)."""
-    import vision.identify
-    from vision.evaluate import READER_FILES
+    import training.photo.identify
+    from training.photo.evaluate import READER_FILES
 
     m = _manifest(tmp_path, ["images/a.jpg,AS,0,0,100,150", "images/a.jpg,10H,200,0,300,150",
                              "images/b.jpg,K?,0,0,100,150", "images/b.jpg,BACK,300,0,400,150"])
     answers = {"a.jpg": [_Det("AS", (0, 0, 100, 150)), _Det("10D", (200, 0, 300, 150)), _Det("2C", (600, 0, 700, 1))],
                "b.jpg": [_Det("KD", (0, 0, 100, 150))]}
     reader = FakeReader(answers)
-    monkeypatch.setattr(vision.identify, "CardReader", lambda models: reader)
+    monkeypatch.setattr(training.photo.identify, "CardReader", lambda models: reader)
     models = tmp_path / "models"
     models.mkdir()
     for name in READER_FILES:
@@ -192,7 +192,7 @@ def _command_with_a_fake_reader(tmp_path: Path, monkeypatch) -> tuple[list[str],
 
 
 def test_the_plain_report_is_a_table_of_figures_values_and_counts(tmp_path, monkeypatch, capsys) -> None:
-    from vision.evaluate import main
+    from training.photo.evaluate import main
 
     argv, _ = _command_with_a_fake_reader(tmp_path, monkeypatch)
     for name in ("FORCE_COLOR", "TTY_COMPATIBLE"):  # rich's switches, which would make a pipe count as a terminal
@@ -212,7 +212,7 @@ def test_the_plain_report_is_a_table_of_figures_values_and_counts(tmp_path, monk
 def test_both_runs_side_by_side_and_json_unchanged(tmp_path, monkeypatch, capsys) -> None:
     import json
 
-    from vision.evaluate import evaluate_manifest, main
+    from training.photo.evaluate import evaluate_manifest, main
 
     argv, reader = _command_with_a_fake_reader(tmp_path, monkeypatch)
     monkeypatch.setenv("COLUMNS", "200")
@@ -231,7 +231,7 @@ def test_both_runs_side_by_side_and_json_unchanged(tmp_path, monkeypatch, capsys
 def test_progress_over_the_photos_shows_on_a_terminal_and_not_with_quiet(tmp_path, monkeypatch, capsys) -> None:
     import json
 
-    from vision.evaluate import main
+    from training.photo.evaluate import main
 
     argv, _ = _command_with_a_fake_reader(tmp_path, monkeypatch)
     monkeypatch.setenv("TTY_COMPATIBLE", "1")  # rich's switch: stderr counts as a terminal

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from controller.felt.layout import DEALER, load_layout
 from controller.sim.render import Renderer, TableCamera
 from controller.sim.scene import CardOnFelt, SceneState
 from vision.calibrate import calibrate
 from vision.index_reader import INDEX_SIZE, index_crop
-from vision.layout import DEALER, load_layout
 from vision.table_reader import Region, seat_regions
 
 

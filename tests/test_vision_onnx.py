@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from controller.felt.chips import make_stack
+from controller.felt.layout import load_layout
 from controller.sim.render import Renderer, TableCamera
 from controller.sim.scene import CardOnFelt, SceneState
 from vision.calibrate import calibrate
-from vision.chips import make_stack
 from vision.common import DET_CLASSES
-from vision.layout import load_layout
 from vision.onnx_detector import ONNX_PATH, WEIGHTS_PATH, OnnxDetector
 from vision.table_reader import rectified, seat_regions
 

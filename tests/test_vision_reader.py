@@ -7,7 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.common import MODELS, VAL_DIR, read_manifest
+from training.data import VAL_DIR, read_manifest
+from vision.common import MODELS
 
 pytest.importorskip("torch")
 pytest.importorskip("ultralytics")
@@ -27,7 +28,7 @@ CLEAR_PHOTOS = {
 
 @pytest.fixture(scope="module")
 def reader():
-    from vision.identify import CardReader
+    from training.photo.identify import CardReader
 
     return CardReader()
 
@@ -40,7 +41,7 @@ def test_weights_are_committed_and_small():
 
 
 def test_empty_felt_has_no_card(reader):
-    from vision.synth import make_scene
+    from training.synth import make_scene
 
     for seed in (3, 4):
         img, boxes = make_scene(np.random.default_rng(seed), {}, 640, n_cards=0, n_chips=0)
@@ -53,8 +54,8 @@ def test_rendered_card_on_felt_is_found(reader):
     """A large upright generated card on felt: the detector finds a card there."""
     from PIL import Image
 
-    from vision.common import GEAXGX_DIR
-    from vision.synth import _background
+    from training.data import GEAXGX_DIR
+    from training.synth import _background
 
     face = GEAXGX_DIR / "cardfaces" / "Ah.png"
     if not face.exists():
@@ -80,7 +81,7 @@ def test_known_card_is_read_on_a_clear_photo(reader, image, label):
 
 @needs_val
 def test_evaluate_manifest_on_a_few_validation_photos(reader, tmp_path: Path):
-    from vision.evaluate import evaluate_manifest
+    from training.photo.evaluate import evaluate_manifest
 
     man = read_manifest(VAL_MANIFEST)
     keep = sorted(CLEAR_PHOTOS)
@@ -100,7 +101,7 @@ def test_box_sensitivity_reads_each_card_again_at_moved_boxes(reader, tmp_path):
     """Unmoved boxes read as the box itself; boxes moved by up to 40 px change some readings of a many-card photo."""
     import csv
 
-    from vision.box_sensitivity import box_sensitivity
+    from training.photo.box_sensitivity import box_sensitivity
 
     val = read_manifest(VAL_MANIFEST)
     photos = ["images/IMG_3135_jpeg.rf.ae40e4cad2ab55750988712b5c8d4ae7.jpg",
@@ -127,7 +128,7 @@ def test_box_sensitivity_reads_each_card_again_at_moved_boxes(reader, tmp_path):
 
 
 def test_moved_boxes_stay_boxes_inside_the_image():
-    from vision.box_sensitivity import moved_boxes
+    from training.photo.box_sensitivity import moved_boxes
 
     rng = np.random.default_rng(0)
     thin = moved_boxes([600, 100, 612, 300], 8, 200, (640, 480), rng)  # 12 px wide: sides move 3 px at most

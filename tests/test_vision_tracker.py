@@ -14,11 +14,12 @@ from controller.bus.schema import (
     ChipsChanged,
     Envelope,
 )
-from controller.engine import Referee
+from controller.referee import Referee
 from controller.rules.cards import full_deck
 from controller.rules.operations import Box
 from tests.tables import rules_for
-from vision.tracker import Observation, Tracker, TrackerConfig, rules_card
+from vision.common import rules_card
+from vision.tracker import Observation, Tracker, TrackerConfig
 
 STEP_MS = 100  # 10 frames a second
 CONFIG = TrackerConfig(steady_frames=4, steady_ms=300, gone_frames=6, gone_ms=1500, forget_ms=500, match_mm=20)

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.common import TRAIN_DIR, read_manifest
-from vision.synth import foil_stock
+from training.data import TRAIN_DIR, read_manifest
+from training.synth import foil_stock
 
 
 def _white_card_with_red_pip() -> np.ndarray:
@@ -39,7 +39,7 @@ def test_foil_is_gold_or_silver_and_varies() -> None:
 
 @pytest.fixture(scope="module")
 def textures() -> dict:
-    from vision import synth
+    from training import synth
 
     tex = synth.build_textures(verbose=False)  # read once for the module: a second or two each time
     missing = [label for label, images in tex.items() if not images]  # every kind make_scene draws: faces, BACK, JOKER
@@ -52,7 +52,7 @@ def textures() -> dict:
 
 def _boxes_at_the_edge(monkeypatch, tex: dict, share: str, value: float, n_cards: int, seeds: int) -> list[tuple]:
     """The boxes touching the edge of 320 px scenes drawn with the synth module's ``share`` set to ``value``."""
-    from vision import synth
+    from training import synth
 
     monkeypatch.setattr(synth, share, value)
     at_edge = []
@@ -85,8 +85,8 @@ def test_rows_and_grids_framed_too_tight_leave_slivers_at_the_edge(monkeypatch, 
 
 @pytest.mark.skipif(not TRAIN_DIR.exists(), reason="needs ../shared/realcards")
 def test_the_detector_monitor_is_held_out_scenes(tmp_path: Path) -> None:
-    from vision.photo_corners import is_monitor, scenes
-    from vision.train import prep_detector
+    from training.photo_corners import is_monitor, scenes
+    from training.train_detector import prep_detector
 
     yaml = prep_detector([], tmp_path / "det")
     assert "val: images/val" in yaml.read_text()
@@ -104,7 +104,7 @@ def test_the_detector_monitor_is_held_out_scenes(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(not TRAIN_DIR.exists(), reason="needs ../shared/realcards")
 def test_the_old_monitor_is_trained_on_too(tmp_path: Path) -> None:
-    from vision.train import prep_detector
+    from training.train_detector import prep_detector
 
     prep_detector([], tmp_path / "det", hold_out_scenes=False)
     train = {p.name for p in (tmp_path / "det/images/train").iterdir()}
@@ -114,7 +114,7 @@ def test_the_old_monitor_is_trained_on_too(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(not TRAIN_DIR.exists(), reason="needs ../shared/realcards")
 def test_train_photos_with_a_sliver_of_a_back_are_listed_again_and_the_monitor_is_not(tmp_path: Path) -> None:
-    from vision.train import has_sliver_back, prep_detector
+    from training.train_detector import has_sliver_back, prep_detector
 
     prep_detector([], tmp_path / "once")
     prep_detector([], tmp_path / "det", sliver_repeats=3)
@@ -136,8 +136,8 @@ def test_train_photos_with_a_sliver_of_a_back_are_listed_again_and_the_monitor_i
 
 
 def test_a_sliver_is_a_back_under_35_pixels_across() -> None:
-    from vision.common import Row
-    from vision.train import has_sliver_back
+    from training.data import Row
+    from training.train_detector import has_sliver_back
 
     assert has_sliver_back([Row("a.jpg", "KH", (0, 0, 20, 20)), Row("a.jpg", "BACK", (10, 10, 150, 44))])
     assert not has_sliver_back([Row("a.jpg", "KH", (0, 0, 20, 20)), Row("a.jpg", "BACK", (10, 10, 150, 45))])
@@ -145,7 +145,7 @@ def test_a_sliver_is_a_back_under_35_pixels_across() -> None:
 
 
 def test_prep_detector_refuses_fewer_than_one_listing_and_writes_nothing(tmp_path: Path) -> None:
-    from vision.train import prep_detector
+    from training.train_detector import prep_detector
 
     with pytest.raises(ValueError, match="sliver_repeats must be at least 1, not 0"):
         prep_detector([], tmp_path / "det", sliver_repeats=0)
@@ -154,7 +154,7 @@ def test_prep_detector_refuses_fewer_than_one_listing_and_writes_nothing(tmp_pat
 
 @pytest.mark.skipif(not TRAIN_DIR.exists(), reason="needs ../shared/realcards")
 def test_the_held_out_scenes_manifest_lists_the_detector_monitor(tmp_path: Path) -> None:
-    from vision.train import prep_detector, write_monitor_manifest
+    from training.train_detector import prep_detector, write_monitor_manifest
 
     prep_detector([], tmp_path / "det")
     n = write_monitor_manifest(tmp_path / "held_out.csv")
@@ -169,7 +169,7 @@ def test_the_held_out_scenes_manifest_lists_the_detector_monitor(tmp_path: Path)
 
 
 def test_identifier_crops_of_a_card_cut_by_the_photos_edge_look_like_square_crop_at_the_edge() -> None:
-    from vision.identifier_train import EDGE_CUT_KEPT, cut_by_the_edge
+    from training.train_identifier import EDGE_CUT_KEPT, cut_by_the_edge
 
     side = 96
     crop = np.full((side, side, 3), 90, np.uint8)  # background
@@ -205,8 +205,8 @@ def test_identifier_crops_of_a_card_cut_by_the_photos_edge_look_like_square_crop
 def test_identifier_training_crops_average_fine_print_as_the_reader_s_crops_do() -> None:
     """Stripes one stored pixel wide come out grey (a bilinear warp alone keeps them at full contrast), and the crop
     is turned about its centre, moved as asked."""
-    from vision.identifier_train import STORE, turned_crop
-    from vision.identify import CROP
+    from training.photo.identify import CROP
+    from training.train_identifier import STORE, turned_crop
 
     stripes = np.zeros((STORE, STORE, 3), np.uint8)
     stripes[:, ::2] = 255
@@ -229,7 +229,7 @@ def test_identifier_training_crops_average_fine_print_as_the_reader_s_crops_do()
 def test_pile_scenes_leave_cards_mostly_hidden_under_others(textures) -> None:
     """Piles of cards slightly shifted (a stud hand; val's piles of backs) show the cards under the top one as
     slivers: boxes mostly inside another card's box."""
-    from vision import synth
+    from training import synth
 
     def hidden_backs_cards(pile_share: float) -> tuple[int, int, int]:
         hidden = backs = cards = 0
@@ -253,10 +253,10 @@ def test_pile_scenes_leave_cards_mostly_hidden_under_others(textures) -> None:
 
 
 def test_stack_scenes_box_the_backs_sticking_out_and_not_the_stacks_edges(textures, monkeypatch) -> None:
-    """A thick stack of a deck (the held-out piles that det13 missed) shows its top card whole and a tab of each card
+    """A thick stack of a deck (the hardest slivers to find) shows its top card whole and a tab of each card
     sticking out, which are boxed; the others show a few pixels of their edge, which are not (nor are they in the
     photos' labels)."""
-    from vision import synth
+    from training import synth
 
     def squared_stack_one_card_out(_rng, size: int, card_height: float) -> list:
         cards = [(size / 2, size / 2, 0.0, "BACK", 0)] * 10
@@ -279,7 +279,7 @@ def test_stack_scenes_box_the_backs_sticking_out_and_not_the_stacks_edges(textur
 @pytest.mark.parametrize("flag", ["--pile-share", "--stack-share"])
 @pytest.mark.parametrize("share", ["1.5", "-0.1"])
 def test_synth_refuses_a_share_outside_0_to_1(capsys, tmp_path, flag, share) -> None:
-    from vision import synth
+    from training import synth
 
     with pytest.raises(SystemExit):
         synth.main([flag, share, "--n", "0", "--out", str(tmp_path / "synth")])

@@ -1,7 +1,7 @@
-"""Issue 4's overhead-video check: a whole scripted coup at a 7-seat table, filmed by the virtual camera (a deck no
+"""The overhead-video check: a whole scripted coup at a 7-seat table, filmed by the virtual camera (a deck no
 model trained on), read back frame by frame by the committed detector, index reader and the tracker.
 
-What must hold, and does (2026-11-29, session 3): every card found in its zone in the order dealt; every face-up card
+What must hold: every card found in its zone in the order dealt; every face-up card
 identified (19 of 19); no face-down card reported exposed; every zone's chip value (16 of 16). The film and the
 figures are kept in tests/artifacts/ (coup.avi, coup.json)."""
 
@@ -14,12 +14,12 @@ from pathlib import Path
 import cv2
 import pytest
 
+from controller.felt.layout import load_layout
 from controller.sim.render import Renderer, TableCamera
 from controller.sim.script import parse_script
 from controller.sim.world import build_timeline
+from training.table_replay import replay
 from vision.calibrate import calibrate
-from vision.layout import load_layout
-from vision.replay import replay
 from vision.table_reader import TableReader
 from vision.tracker import Tracker
 

@@ -4,9 +4,11 @@ the review's coups, acknowledgements, the audit log and signed reports."""
 from __future__ import annotations
 
 import json
+import re
 import time
 
 import pytest
+from starlette.routing import Route
 from starlette.testclient import TestClient
 from webutil import PASSWORD, fast_hasher, faulty_coups, recorded_store, table_config
 
@@ -63,6 +65,22 @@ def test_state_hides_the_players_cards_and_the_stream_starts_with_the_state(clie
     assert page.status_code == 200 and '"coup": ' in page.text  # the true state, without waiting for the stream
 
 
+def test_the_pages_style_and_script_are_served_as_static_files(client):
+    """Each file a page links to is served, with its type; nothing else of the package is reachable there."""
+    linked = {"/display": ["/static/display.css", "/static/display.js"], "/review/login": ["/static/review.css"]}
+    for page, files in linked.items():
+        html = client.get(page).text
+        for file in files:
+            assert f'"{file}"' in html
+            served = client.get(file)
+            assert served.status_code == 200 and served.text.strip()
+            kind = served.headers["content-type"].split(";")[0]
+            assert kind in {"text/css", "text/javascript", "application/javascript"}
+    assert "EventSource" in client.get("/static/display.js").text
+    assert client.get("/static/../app.py").status_code == 404
+    assert client.get("/static/missing.js").status_code == 404
+
+
 def test_openapi_documents_the_api(client):
     schema = client.get("/openapi.json").json()
     assert schema["openapi"].startswith("3.")
@@ -70,6 +88,20 @@ def test_openapi_documents_the_api(client):
             "/api/users/{username}/disable"} <= set(schema["paths"])
     assert "table" in {param["name"] for param in schema["paths"]["/api/coups"]["get"]["parameters"]}
     assert "429" in schema["paths"]["/api/login"]["post"]["responses"]
+
+
+def test_the_openapi_description_and_the_routes_agree(client):
+    """Every method routed under /api is described, and every described path and method is routed,
+    with the path's parameters."""
+    routed = {(re.sub(r":\w+}", "}", route.path), method.lower())
+              for route in client.app.routes if isinstance(route, Route) and route.path.startswith("/api/")
+              for method in route.methods or () if method != "HEAD"}
+    paths = client.get("/openapi.json").json()["paths"]
+    assert {(path, method) for path, operations in paths.items() for method in operations} == routed
+    for path, operations in paths.items():
+        for method, operation in operations.items():
+            named = {param["name"] for param in operation.get("parameters", []) if param["in"] == "path"}
+            assert named == set(re.findall(r"{(\w+)}", path)), (method, path)
 
 
 def test_login_roles_and_sessions(client):

@@ -24,9 +24,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from controller.errors import StudTableError
+from controller.felt.layout import ARUCO_DICTIONARY, DEFAULT_LAYOUT, Layout, Zone, load_layout
 from controller.files import write_atomically
 from controller.rules.tomlread import TomlError
-from vision.layout import ARUCO_DICTIONARY, DEFAULT_LAYOUT, Layout, Zone, load_layout
 
 FORMAT_VERSION = 1
 #: Above this RMS error over the marker corners (mm) the calibration is refused: the felt moved under the markers,
@@ -42,7 +43,7 @@ MARKER_COLOUR = (255, 0, 255)  # magenta
 HIGHLIGHT_COLOUR = (0, 0, 255)  # red
 
 
-class CalibrationError(ValueError):
+class CalibrationError(StudTableError, ValueError):
     """A frame that cannot be calibrated, or a calibration file that cannot be used."""
 
 

@@ -30,13 +30,15 @@ import cv2
 import numpy as np
 import zmq
 
+from controller.errors import StudTableError
+
 log = logging.getLogger(__name__)
 
 STREAM_SCHEMES = ("rtsp://", "rtsps://", "http://", "https://")
 ZMQ_PREFIX = "zmq+"
 
 
-class SourceError(RuntimeError):
+class SourceError(StudTableError, RuntimeError):
     """A camera source that cannot be opened or read; the message names the source and why."""
 
 

@@ -14,6 +14,7 @@ from typing import Protocol
 import cv2
 import numpy as np
 
+from controller.felt.layout import Layout
 from controller.files import write_atomically
 from vision.calibrate import (
     HIGHLIGHT_COLOUR,
@@ -23,14 +24,13 @@ from vision.calibrate import (
     draw_zone_outlines,
     line_width,
 )
-from vision.layout import Layout
 
 BOX_COLOUR = (255, 200, 0)  # BGR: light blue
 JPEG_QUALITY = 90
 
 
 class Boxed(Protocol):
-    """What draw_evidence needs of a detection (vision.identify.Detection has it)."""
+    """What draw_evidence needs of a detection (training.photo.identify.Detection has it)."""
 
     @property
     def box(self) -> tuple[float, float, float, float]: ...  # x1, y1, x2, y2 in frame pixels

@@ -1,7 +1,7 @@
 """The card/chip detector as the Pi runs it: the YOLO model exported to ONNX, run by ONNX Runtime on batches of
 square crops, with its own decoding (no ultralytics at run time).
 
-    python -m vision.onnx_detector export      # models/table_detector.pt -> models/table_detector.onnx
+    python -m training.export_detector      # models/table_detector.pt -> models/table_detector.onnx
 
 ONNX Runtime, OpenVINO and NCNN are measured against each other by ``benchmarks/runtimes.py`` (same crops, same
 threads, the same decoding); see the model card for the figures and the choice.
@@ -9,13 +9,13 @@ threads, the same decoding); see the model card for the figures and the choice.
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from vision.common import DET_CLASSES, MODELS
+from vision.onnx_session import onnx_session
 
 #: the table's detector: trained on the overhead crops of the felt as well as on photos (``card_detector.pt`` is the
 #: photo reader's)
@@ -60,13 +60,9 @@ class OnnxDetector:
     def __init__(self, path: Path = ONNX_PATH, conf: float = 0.3, iou: float = 0.6, threads: int = 2) -> None:
         """``iou``: boxes overlapping more than this are one object. A spread pile's chips overlap their neighbours'
         boxes by up to about 0.5 and laid cards by about 0.4: 0.6 keeps them apart (0.5 lost a chip in four)."""
-        import onnxruntime as ort
-
         if not Path(path).exists():
-            raise FileNotFoundError(f"{path}: no exported detector (run: python -m vision.onnx_detector export)")
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+            raise FileNotFoundError(f"{path}: no exported detector (run: python -m training.export_detector)")
+        self.session = onnx_session(path, threads)
         self.input = self.session.get_inputs()[0].name
         shape = self.session.get_inputs()[0].shape
         self.imgsz = int(shape[2]) if isinstance(shape[2], int) else int(
@@ -105,37 +101,3 @@ def decode(predictions: np.ndarray, conf: float = 0.3, iou: float = 0.6) -> list
         kept = _nms(boxes, scores[mask], iou)
         results.append([Box(*(float(v) for v in boxes[k]), int(cls[k]), float(scores[mask][k])) for k in kept])
     return results
-
-
-def export(weights: Path = WEIGHTS_PATH, imgsz: int | None = None) -> Path:
-    """Export the trained detector to ONNX (dynamic batch) beside its weights."""
-    import shutil
-    import tempfile
-
-    from ultralytics import YOLO
-
-    model = YOLO(str(weights), task="detect")
-    size = imgsz or int((getattr(model, "ckpt", None) or {}).get("train_args", {}).get("imgsz", 256))
-    with tempfile.TemporaryDirectory() as work:  # ultralytics writes beside the weights: work on a copy
-        copy = Path(work) / weights.name
-        shutil.copy(weights, copy)
-        made = YOLO(str(copy), task="detect").export(format="onnx", imgsz=size, dynamic=True, simplify=False,
-                                                     opset=17)
-        target = weights.with_suffix(".onnx")
-        shutil.move(made, target)
-    return target
-
-
-def main(argv: list[str] | None = None) -> int:
-    import argparse
-
-    parser = argparse.ArgumentParser(prog="python -m vision.onnx_detector")
-    parser.add_argument("command", choices=["export"])
-    parser.add_argument("--weights", default=str(WEIGHTS_PATH))
-    args = parser.parse_args(argv)
-    print(f"exported to {export(Path(args.weights))}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -26,10 +26,10 @@ from controller.bus.clone import SnapshotTimeout, request_snapshot
 from controller.bus.schema import CameraStatus, EvidenceSaved, FlagRaised, TableState
 from controller.bus.transport import Publisher, Subscriber
 from controller.config import TableConfig
+from controller.felt.layout import DEFAULT_LAYOUT, Layout, load_layout
 from vision.calibrate import Calibration, CalibrationError, calibrate, load_calibration, save_calibration
 from vision.capture import Frame, FrameGrabber
 from vision.evidence import draw_evidence, save_evidence
-from vision.layout import DEFAULT_LAYOUT, Layout, load_layout
 from vision.table_reader import FrameReading, TableReader
 from vision.tracker import TOPICS, Observation, Tracker
 

@@ -4,7 +4,7 @@ The felt's geometry is known (layout + calibration), so the detector never looks
 zones, and the dealer's area, are rectified from the full-resolution frame into one small upright square crop, and
 the crops go through the detector in one batch. Each card's top-left corner — the part of it the next card, laid
 « légèrement décalée », leaves visible — is then rectified again from the full frame and read by the index reader
-(``vision.index_reader``). Chips are valued by the colour of their face (``vision.chips``).
+(``vision.index_reader``). Chips are valued by the colour of their face (``controller.felt.chips``).
 
 This is what makes the pipeline fast on a Pi and accurate on small, far cards: at 1920x1080 a card is about 60 px
 long in the frame, hopeless for a detector that shrinks the whole frame to 256-640 px, but 70 px long in a seat's
@@ -21,9 +21,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.chips import CHIP_DIAMETER_MM, CHIP_SET
-from vision.index_reader import INDEX_CLASSES, MODEL_PATH, IndexReader, index_crop
-from vision.layout import DEALER, Layout, Zone, axes, crop_to_table
+from controller.felt.chips import CHIP_DIAMETER_MM, CHIP_SET
+from controller.felt.layout import DEALER, Layout, Zone, axes, crop_to_table
+from vision.index_reader import INDEX_CLASSES, IndexReader, index_crop
+from vision.index_reader import ONNX_PATH as INDEX_PATH
 from vision.onnx_detector import ONNX_PATH, OnnxDetector
 
 #: Side of a seat's region (mm): its card zone and its four bet zones.
@@ -146,7 +147,7 @@ class TableReader:
     """Detector + identifier + chip colours over a calibrated frame."""
 
     def __init__(self, layout: Layout, table_to_image: np.ndarray, detector: OnnxDetector | None = None,
-                 index_model: Path = MODEL_PATH, detector_path: Path = ONNX_PATH,
+                 index_model: Path = INDEX_PATH, detector_path: Path = ONNX_PATH,
                  occlusion_share: float = 0.12, change_threshold: int = CHANGE_THRESHOLD,
                  refresh_frames: int = REFRESH_FRAMES) -> None:
         """``change_threshold``: a region whose crop differs from the one last read by no more than this (grey

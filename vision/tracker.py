@@ -39,8 +39,8 @@ from controller.bus.schema import (
     CardsLifted,
     ChipsChanged,
 )
-from vision.common import CARDS
-from vision.layout import DEALER
+from controller.felt.layout import DEALER
+from vision.common import CARDS, rules_card
 
 KINDS = ("card_face", "card_back", "chip")
 BETTING_AREAS = ("ante", "raise", "bonus", "jackpot")
@@ -50,14 +50,6 @@ TOPICS = {CardPlaced: "vision.card", CardIdentified: "vision.card", CardExposed:
           CardsLifted: "vision.card", CardRemoved: "vision.card", ChipsChanged: "vision.chips"}
 
 ZoneKey = tuple[int, str]  # (seat, area): (3, "cards"), (0, "cards") for the dealer, (5, "ante")...
-
-
-def rules_card(label: str) -> str:
-    """The vision models' spelling ``AS``, ``10H`` in the rules' form ``As``, ``Th``."""
-    if label not in CARDS:
-        raise ValueError(f"unknown card label {label!r}: expected one of AS..KS as the vision models spell them")
-    rank, suit = label[:-1], label[-1]
-    return ("T" if rank == "10" else rank) + suit.lower()
 
 
 @dataclass(frozen=True)

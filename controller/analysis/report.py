@@ -1,4 +1,4 @@
-"""``stud-table analyze``'s plain report: the figures of ``exact.analyze`` as tables, in words and units."""
+"""``stud-table analyze``'s plain report: the figures of ``expectation.analyze`` as tables, in words and units."""
 
 from __future__ import annotations
 

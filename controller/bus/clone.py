@@ -16,12 +16,13 @@ from typing import Any
 import msgspec
 import zmq
 
+from ..errors import StudTableError
 from .schema import Envelope, TableState
 from .transport import Subscriber
 
 
-class SnapshotTimeout(TimeoutError):
-    pass
+class SnapshotTimeout(StudTableError, TimeoutError):
+    """No snapshot came back from the engine in time."""
 
 
 def request_snapshot(context: zmq.Context, endpoint: str, timeout_ms: int = 3000) -> dict[str, Any]:

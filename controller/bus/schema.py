@@ -14,6 +14,8 @@ from typing import Annotated, Literal
 
 import msgspec
 
+from ..errors import StudTableError
+
 #: The topics' prefixes, one per kind of publisher.
 PREFIXES = ("vision.", "sensor.", "dealer.", "core.")
 #: Messages larger than this are refused unread.
@@ -182,7 +184,7 @@ _encoder = msgspec.json.Encoder()
 _decoder = msgspec.json.Decoder(Envelope)
 
 
-class BadMessage(ValueError):
+class BadMessage(StudTableError, ValueError):
     """A message that is not one of ours; says why."""
 
 

@@ -6,10 +6,11 @@ callers may catch either (the shape of gpiozero's ``exc.py``).
 
 from __future__ import annotations
 
+from ..errors import StudTableError
 from .tomlread import TomlError
 
 
-class RulesError(Exception):
+class RulesError(StudTableError):
     """Root of every error raised by the rules core."""
 
 

@@ -13,11 +13,13 @@ import tomllib
 from collections.abc import Callable
 from typing import Any
 
+from ..errors import StudTableError
+
 _HEADER = re.compile(r"^\s*\[\s*([A-Za-z0-9_.\-\s\"]+?)\s*\]\s*(#.*)?$")
 _ASSIGN = re.compile(r"^\s*([A-Za-z0-9_\-]+)\s*=")
 
 
-class TomlError(ValueError):
+class TomlError(StudTableError, ValueError):
     """A value that cannot be used: names the file, the key and, when known, the line."""
 
     def __init__(self, source: str, key: str, line: int | None, message: str) -> None:

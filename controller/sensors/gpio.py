@@ -42,7 +42,7 @@ from gpiozero import LED, Button, Buzzer, Device, DigitalInputDevice
 from gpiozero.exc import GPIOZeroError
 
 # The settings live apart, without gpiozero; imported here too for the existing ``from .gpio import ...``.
-from .gpio_config import (
+from controller.gpio_config import (
     BUTTON_KEYS,
     DEVICE_KEYS,
     INPUT_KEYS,

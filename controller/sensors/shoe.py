@@ -41,6 +41,8 @@ import serial
 
 from firmware import protocol
 
+from ..errors import StudTableError
+
 log = logging.getLogger(__name__)
 
 EventCallback = Callable[[str, dict[str, Any]], None]
@@ -53,7 +55,7 @@ SHOE_TYPES = frozenset({protocol.CARD_DRAWN, protocol.CUT_CARD_SEEN, protocol.SH
                         protocol.ERROR})
 
 
-class ShoeLinkError(Exception):
+class ShoeLinkError(StudTableError):
     """Root of the shoe link's errors."""
 
 

@@ -14,8 +14,8 @@ import time
 import zmq
 
 from controller.bus.schema import AnyBody
+from controller.felt.layout import DEFAULT_LAYOUT, load_layout
 from vision.capture import VirtualCameraSender
-from vision.layout import DEFAULT_LAYOUT, load_layout
 
 from .render import DEFAULT_DECK, Renderer, TableCamera
 from .scene import SceneState

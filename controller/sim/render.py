@@ -6,7 +6,7 @@ camera's homography and its lens distortion, so each card lands exactly where th
 
 The demo's card art is kept apart from every model's training data: it comes from Debian's
 ``kdegames-card-data-kf5``, deck ``svg-standard`` (LGPL-2, see ``/usr/share/doc/kdegames-card-data-kf5/copyright``),
-which no model trained on (``vision.render_data`` trains on the other KDE decks). Each card is rendered once with
+which no model trained on (``training.render_data`` trains on the other KDE decks). Each card is rendered once with
 ``rsvg-convert --export-id`` into ``build/card-art/`` and kept in memory afterwards; without the deck or
 ``rsvg-convert`` the cards are drawn programmatically (with a warning).
 """
@@ -26,10 +26,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from controller.felt.chips import CHIP_DIAMETER_MM, CHIP_SET, chip_kind
+from controller.felt.layout import ARUCO_DICTIONARY, DEALER, SEAT_AREAS, Layout, Zone, axes
 from controller.rules.cards import Card, parse_card
 from controller.sim.scene import Arm, CardOnFelt, ChipStack, SceneState
-from vision.chips import CHIP_DIAMETER_MM, CHIP_SET, chip_kind
-from vision.layout import ARUCO_DICTIONARY, DEALER, SEAT_AREAS, Layout, Zone, axes
+from vision.common import split_card, vision_label
 
 ROOT = Path(__file__).resolve().parents[2]
 CARDDECKS = Path("/usr/share/carddecks")
@@ -211,7 +212,7 @@ def _programmatic_card(card: Card | None, size: tuple[int, int]) -> np.ndarray:
     else:
         art[..., :3] = 250
         colour = (30, 30, 200) if card.suit in "dh" else (20, 20, 20)
-        label = "10" if card.rank == 10 else "23456789TJQKA"[card.rank - 2]
+        label, _ = split_card(vision_label(str(card)))  # drawn as the models spell it: "10", not "T"
         scale = w / 110
         corner = np.zeros_like(art[..., :3]) + 250
         cv2.putText(corner, label, (int(4 * scale), int(22 * scale)), cv2.FONT_HERSHEY_SIMPLEX, 0.75 * scale, colour,

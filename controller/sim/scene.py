@@ -23,7 +23,7 @@ class CardOnFelt:
 class ChipStack:
     seat: int
     box: str  # ante, raise, bonus, jackpot
-    chips: tuple[int, ...]  # denominations in cents, bottom to top (vision.chips.CHIP_SET)
+    chips: tuple[int, ...]  # denominations in cents, bottom to top (controller.felt.chips.CHIP_SET)
 
 
 @dataclass(frozen=True)

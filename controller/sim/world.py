@@ -24,6 +24,8 @@ from controller.bus.schema import (
     CardsLifted,
     ChipsChanged,
 )
+from controller.felt.chips import make_stack
+from controller.felt.layout import load_layout
 from controller.rules.cards import Card, full_deck
 from controller.rules.history import format_operation
 from controller.rules.operations import (
@@ -54,8 +56,6 @@ from controller.rules.profile import TableRules
 from controller.rules.ranking import Category, evaluate
 from controller.rules.summary import settlement_data
 from controller.rules.table import CUTS, HAND_SIZE, SHUFFLES, Phase, Table
-from vision.chips import make_stack
-from vision.layout import load_layout
 
 from .scene import Arm, CardOnFelt, SceneState
 from .script import BOXES, JACKPOT_METER_CENTS, CoupScript, Decision, Script, table_rules

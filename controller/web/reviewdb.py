@@ -19,6 +19,8 @@ from typing import Any
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
+from ..errors import StudTableError
+
 #: Each role can do what the roles before it can.
 ROLES = ("surveillance", "supervisor", "admin")
 USERNAME = re.compile(r"[\w.-]{1,64}")
@@ -64,7 +66,7 @@ BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
 """
 
 
-class UserExists(Exception):
+class UserExists(StudTableError):
     pass
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import msgspec
 
 from controller.bus.schema import AnyBody, Envelope
-from controller.engine import Referee
+from controller.referee import Referee
 from controller.rules.profile import TableRules
 
 

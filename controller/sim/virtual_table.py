@@ -1,0 +1,282 @@
+"""The virtual table: a timeline's steps (controller/sim/world.py) played on the running stack.
+
+The camera is virtual at the level of its observations (``DirectVision``: cards placed, identified, lifted, chips
+counted, camera status; any ``SceneDriver`` can take its place, the rendered camera among them); the dealer's
+keypad entries go on ``dealer.keypad``; the buttons, the cut card and the shoe are the devices of
+controller/sim/devices.py.
+
+Observations and keypad entries go out through one publisher, in order; before a sensor acts, the table waits
+until its own last message is back from the proxy, and after, until the sensor's event is on the bus: the engine
+sees the events in the order they happened.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import zmq
+
+from controller.bus.schema import (
+    AnyBody,
+    ButtonPressed,
+    CameraStatus,
+    CardPlaced,
+    CoupSettled,
+    CutCard,
+    DealerOperation,
+    FlagRaised,
+    Refused,
+    ShoeCardDrawn,
+    TableState,
+)
+from controller.bus.transport import Publisher, Subscriber
+from controller.rules.history import format_operation
+from controller.rules.operations import DeclareVoid, Settle
+
+from .camera import RenderedCamera
+from .devices import WAIT_S, PtyShoe, Stop, Stopped, VirtualPins, never
+from .script import JACKPOT_METER_CENTS
+from .world import (
+    OBSERVED,
+    ButtonPress,
+    CameraDropout,
+    CoupPlan,
+    CutCardSensor,
+    DirectVision,
+    KeypadEntry,
+    SceneChange,
+    SceneDriver,
+    SerialNoise,
+    ShoeDraw,
+    Step,
+    observation_key,
+)
+
+#: how long the virtual table waits for the camera to see a change, and shows a change that shows nothing new
+VISION_WAIT_S = 10.0
+SCENE_HOLD_S = 0.4
+
+
+@dataclass
+class Results:
+    flags: Counter[str] = field(default_factory=Counter)
+    settled: list[CoupSettled] = field(default_factory=list)
+    #: seconds from a card landing (its observation sent) to its event back from the bus
+    card_delays: list[float] = field(default_factory=list)
+    #: seconds from a card leaving the shoe (its beam cleared) to the shoe's count on the bus
+    shoe_delays: list[float] = field(default_factory=list)
+    #: with the rendered camera: what a perfect camera would have published, against what the vision process did
+    vision_expected: int = 0
+    vision_matched: int = 0
+    vision_misses: list[str] = field(default_factory=list)
+    #: seconds from a scene change shown to the camera to the last of its observations on the bus
+    vision_delays: list[float] = field(default_factory=list)
+    #: coups the table chief had to declare void (the camera missed what the rules needed)
+    voided_by_chief: list[int] = field(default_factory=list)
+
+    @property
+    def paid(self) -> int:
+        return sum(int(line["net"]) for body in self.settled  # type: ignore[index,union-attr]
+                   for line in body.settlement.get("payouts", []) if int(line["net"]) > 0)  # type: ignore
+
+
+class VirtualTable:
+    """Plays a timeline's steps on the running stack and reads what comes back on the bus."""
+
+    def __init__(self, context: zmq.Context, folder: Path, shoe: PtyShoe, pins: VirtualPins,
+                 pace_s: float = 0.0, dropout_scale: float = 1.0,
+                 on_settled: Callable[[CoupSettled], None] | None = None, vision: SceneDriver | None = None,
+                 stop: Stop = never, tick: Callable[[], None] | None = None) -> None:
+        """``stop``: polled wherever the table waits (``Stopped`` once it says so); ``tick``: called there too, for
+        the progress lines."""
+        self.shoe, self.pins = shoe, pins
+        self.stop, self.tick = stop, tick
+        self.pace_s, self.dropout_scale = pace_s, dropout_scale
+        self.on_settled = on_settled
+        self.publisher = Publisher(context, f"ipc://{folder}/run/pub.sock", "virtual-table",
+                                   heartbeat_topic="vision.heartbeat")
+        self.bus = Subscriber(context, f"ipc://{folder}/run/sub.sock", ("vision.", "sensor.", "dealer.", "core."))
+        self.vision = vision or DirectVision()
+        self.results = Results()
+        self._own_seq_seen = 0
+        self._sent_cards: dict[int, float] = {}
+        self._sensors: Counter[object] = Counter()
+        self._shoe_count = -1
+        self._dropout_until = 0.0
+        self._publishers: set[str] = set()
+        self._vision_seen: list[AnyBody] = []
+        self.last_refusal = ""
+        self.coup_number = 0
+        self.state_seen = False
+        self.phase = ""
+        self.waiting_for = ""
+
+    # -- reading the bus
+    def _absorb(self, timeout_ms: int) -> None:
+        if self.stop():
+            raise Stopped
+        if self.tick:
+            self.tick()
+        message = self.bus.receive(timeout_ms)
+        if message is None:
+            return
+        _topic, envelope = message
+        body = envelope.body
+        self._publishers.add(envelope.publisher)
+        if envelope.publisher == self.publisher.name:
+            self._own_seq_seen = max(self._own_seq_seen, envelope.seq)
+            sent = self._sent_cards.pop(envelope.seq, None)
+            if sent is not None:
+                self.results.card_delays.append(time.perf_counter() - sent)
+        elif isinstance(body, ButtonPressed):
+            self._sensors["button", body.button] += 1
+        elif isinstance(body, CutCard):
+            self._sensors["cut_card", body.seen] += 1
+        elif isinstance(body, ShoeCardDrawn):
+            self._shoe_count = body.count
+        elif isinstance(body, FlagRaised):
+            self.results.flags[body.kind] += 1
+        elif isinstance(body, Refused):
+            self.last_refusal = body.reason
+        elif isinstance(body, TableState):
+            coup = body.state.get("coup")
+            self.coup_number = coup if isinstance(coup, int) else self.coup_number
+            self.phase = str(body.state.get("phase") or "")
+            self.state_seen = True
+        elif isinstance(body, CoupSettled):
+            self.results.settled.append(body)
+            if self.on_settled:
+                self.on_settled(body)
+        if envelope.publisher == "vision" and isinstance(body, OBSERVED):
+            self._vision_seen.append(body)
+
+    def _wait(self, condition: Callable[[], bool], what: str, seconds: float = WAIT_S) -> None:
+        deadline = time.monotonic() + seconds
+        self.waiting_for = what
+        while not condition():
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the virtual table waited {seconds:.0f} s for {what}")
+            self._absorb(50)
+        self.waiting_for = ""
+
+    def pause(self, seconds: float) -> None:
+        """The pace between two events, reading the bus meanwhile."""
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            self._absorb(max(1, int(min(left, 0.05) * 1000)))
+
+    def wait_ready(self) -> None:
+        """Until the sensors process publishes (its heartbeat) and has opened the shoe's port (its status request
+        on connection), and our own messages come back."""
+        self._wait(lambda: any(name.startswith("sensors-") for name in self._publishers), "the sensors process")
+        self._wait(lambda: self.shoe.status_requests > 0, "the sensors process to open the shoe's port")
+        self.publisher.publish("vision.camera", CameraStatus(True, "virtual camera"))
+        self._flush()
+
+    def _flush(self) -> None:
+        seq = self.publisher.seq
+        self._wait(lambda: self._own_seq_seen >= seq, "our own messages back from the proxy")
+
+    def _sensor(self, key: object, act: Callable[[], None], what: str) -> None:
+        self._flush()
+        before = self._sensors[key]
+        act()
+        self._wait(lambda: self._sensors[key] > before, what)
+
+    # -- playing
+    def play(self, steps: list[Step]) -> None:
+        for step in steps:
+            self.step(step)
+
+    def step(self, step: Step) -> None:
+        match step:
+            case SceneChange(scene=scene):
+                for topic, body in self.vision.see(scene):
+                    self.publisher.publish(topic, body)
+                    if isinstance(body, CardPlaced):
+                        self._sent_cards[self.publisher.seq] = time.perf_counter()
+                if self._sent_cards:  # read it back at once: its delay is then the bus's, not our next step's
+                    self._flush()
+                if isinstance(self.vision, RenderedCamera):
+                    self._watch_camera(self.vision)
+                if self.pace_s:
+                    self.pause(self.pace_s)
+            case KeypadEntry(line=line):
+                self.publisher.publish("dealer.keypad", DealerOperation(line))
+            case ButtonPress(button=button):
+                resets = self.shoe.resets
+                self._sensor(("button", button), lambda: self.pins.act(button, "press"),
+                             f"the {button} button's event")
+                if button == "no_more_bets":  # the sensors process resets the shoe's count for the new coup
+                    self._wait(lambda: self.shoe.resets > resets, "the shoe's count reset")
+            case CutCardSensor(seen=seen):
+                self._sensor(("cut_card", seen), lambda: self.pins.act("cut_card", "on" if seen else "off"),
+                             "the cut card's event")
+            case ShoeDraw(count=count):
+                drawn = time.perf_counter()  # the firmware's frame goes out within draw(): counted in
+                self.shoe.draw()
+                self._wait(lambda: self._shoe_count == count, f"the shoe's card {count}")
+                self.results.shoe_delays.append(time.perf_counter() - drawn)
+            case CameraDropout(online=False, seconds=seconds):
+                self._dropout_until = time.monotonic() + seconds * self.dropout_scale
+            case CameraDropout(online=True):
+                while time.monotonic() < self._dropout_until:
+                    self._absorb(20)
+            case SerialNoise(data=data):
+                self.shoe.noise(data)
+
+    def _watch_camera(self, camera: RenderedCamera) -> None:
+        """Until the vision process has published what a perfect camera would for this scene change (or a while
+        has passed: what it missed is counted, and the table goes on as a dealer would)."""
+        wanted = Counter(observation_key(body) for _topic, body in camera.expected if isinstance(body, OBSERVED))
+        shown = time.perf_counter()
+        deadline = time.monotonic() + (VISION_WAIT_S if wanted else SCENE_HOLD_S)
+        start = len(self._vision_seen)
+
+        def got() -> Counter[tuple[object, ...]]:
+            return Counter(observation_key(body) for body in self._vision_seen[start:])
+
+        self.waiting_for = "the vision process to see the change"
+        while time.monotonic() < deadline and not wanted <= got():
+            self._absorb(20)
+        self.waiting_for = ""
+        seen = got()
+        if wanted and wanted <= seen:
+            self.results.vision_delays.append(time.perf_counter() - shown)
+        self.results.vision_expected += wanted.total()
+        self.results.vision_matched += (wanted & seen).total()
+        self.results.vision_misses += [f"missed {key}" for key in (wanted - seen).elements()]
+        self.results.vision_misses += [f"extra {key}" for key in (seen - wanted).elements()]
+
+    def finish_coup(self, plan: CoupPlan, recover: bool = False) -> None:
+        """Until the coup is settled. With ``recover`` (a real camera may miss things), a coup that does not settle
+        is handled as a table chief would: declared void, settled (every stake returned) and paid, and play goes on.
+        """
+        settled = lambda: any(s.coup == plan.number for s in self.results.settled)  # noqa: E731
+        try:
+            self._wait(settled, f"coup {plan.number}'s payouts")
+        except RuntimeError:
+            if not recover:
+                raise
+            print(f"coup {plan.number} did not settle ({self.last_refusal or 'no reason given'}): the table chief "
+                  f"declares it void", flush=True)
+            self.results.voided_by_chief.append(plan.number)
+            for op in (DeclareVoid(0, "the camera did not see the whole coup"), Settle(0, JACKPOT_METER_CENTS)):
+                self.publisher.publish("dealer.keypad", DealerOperation(format_operation(op).split(" ", 1)[1]))
+            self._wait(settled, f"coup {plan.number}'s payouts once void")
+            for _ in range(8):  # one press per seat paid, then the end of the coup
+                if self.coup_number > plan.number:
+                    break
+                self.state_seen = False
+                self._sensor(("button", "payment_done"), lambda: self.pins.act("payment_done", "press"),
+                             "the payment_done button's event")
+                self._wait(lambda: self.state_seen, "the table's state after the press")
+        self._flush()
+
+    def close(self) -> None:
+        self.publisher.close()
+        self.bus.close()

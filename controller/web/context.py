@@ -1,0 +1,99 @@
+"""What every part of the web app shares: the table's configuration, the live table, the review's database
+and store, the templates, and the access checks (``need``, ``same_origin``) that the routes call first."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlparse
+
+import jinja2
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import Route
+
+from controller.config import TableConfig
+from controller.errors import StudTableError
+
+from .live import LiveTable
+from .reviewdb import ReviewDB, User
+from .store_view import StoreView
+from .throttle import LoginThrottle
+
+SESSION_COOKIE = "review_session"
+TEMPLATES_DIR = Path(__file__).parent / "templates"
+
+
+class NeedLogin(StudTableError, PermissionError):
+    """A page asked for by someone not logged in: the app answers with a redirect to the login page."""
+
+
+def euros(cents: int) -> str:
+    sign = "−" if cents < 0 else ""
+    units = f"{abs(cents) // 100:,}".replace(",", "\u202f")
+    return f"{sign}{units},{abs(cents) % 100:02d} €"
+
+
+def when(timestamp: float) -> str:
+    return datetime.fromtimestamp(timestamp, UTC).isoformat(timespec="seconds")
+
+
+def load_templates(table_id: str) -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES_DIR), autoescape=True)
+    env.globals.update(euros=euros, table_id=table_id)
+    return env
+
+
+def same_origin(request: Request) -> None:
+    """Refuse a form or API call that a browser sends from another site (the session cookie would go with it)."""
+    origin = request.headers.get("origin")
+    if origin and urlparse(origin).netloc != request.headers.get("host"):
+        raise HTTPException(403, "cross-site request refused")
+
+
+async def form(request: Request) -> dict[str, str]:
+    body = (await request.body()).decode("utf-8", "replace")
+    return {key: values[0] for key, values in parse_qs(body).items()}
+
+
+@dataclass
+class WebContext:
+    config: TableConfig
+    live: LiveTable
+    reviews: ReviewDB
+    store: StoreView
+    throttle: LoginThrottle
+    key_file: Path
+    templates: jinja2.Environment
+    secure_cookies: bool = False
+
+    def user_of(self, request: Request) -> User | None:
+        return self.reviews.session_user(request.cookies.get(SESSION_COOKIE))
+
+    def need(self, request: Request, role: str, action: str, detail: str = "", api: bool = False) -> User:
+        """The session's user, if its role allows; every access and every refusal goes to the audit log."""
+        user = self.user_of(request)
+        if user is None:
+            if api:
+                raise HTTPException(401, "login required")
+            raise NeedLogin()
+        if not user.can(role):
+            self.reviews.audit(user.username, "denied", f"{action} {detail}".strip() + f" (needs {role})")
+            raise HTTPException(403, f"the role {user.role} may not do this (needs {role})")
+        self.reviews.audit(user.username, action, detail)
+        return user
+
+    def page(self, name: str, request: Request, status: int = 200, headers: dict[str, str] | None = None,
+             **context: Any) -> HTMLResponse:
+        return HTMLResponse(self.templates.get_template(name).render(user=self.user_of(request), **context),
+                            status_code=status, headers=headers)
+
+    def route(self, path: str, endpoint: Callable[[WebContext, Request], Awaitable[Response]],
+              methods: list[str] | None = None) -> Route:
+        """A route to ``endpoint(context, request)``: the handlers are plain functions, given this context."""
+        return Route(path, functools.partial(endpoint, self), methods=methods, name=endpoint.__name__)
