@@ -36,8 +36,9 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
+from training.export_detector import WEIGHTS_PATH  # noqa: E402
 from training.photo.evaluate import box_iou  # noqa: E402
-from vision.onnx_detector import ONNX_PATH, WEIGHTS_PATH, Box, decode, to_batch  # noqa: E402
+from vision.onnx_detector import ONNX_PATH, Box, decode, to_batch  # noqa: E402
 from vision.onnx_session import onnx_session  # noqa: E402
 
 #: the coup filmed: all seven seats taken (shared with benchmarks/vision.py)

@@ -9,6 +9,7 @@ from . import shutdown
 
 # isort: on
 import argparse
+import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -164,7 +165,7 @@ def cmd_engine(args: argparse.Namespace) -> int:
 
 
 def cmd_vision(args: argparse.Namespace) -> int:
-    from vision.pipeline import cmd_vision as run_vision  # torch and OpenCV load for this command only
+    from vision.pipeline import cmd_vision as run_vision  # OpenCV and ONNX Runtime load for this command only
 
     from .config import load_config
 
@@ -238,12 +239,12 @@ def cmd_verify_report(args: argparse.Namespace) -> int:
 
 
 def cmd_eval_vision(args: argparse.Namespace) -> int:
-    try:
-        from training.photo.evaluate import main as evaluate_main
-    except ModuleNotFoundError as missing:  # the table's install leaves the train extra out
-        print(f"stud-table eval-vision: the photo reader needs the train extra ({missing.name} is not installed): "
-              "pip install '.[train]'", file=sys.stderr)
+    missing = [name for name in ("torch", "ultralytics") if importlib.util.find_spec(name) is None]
+    if missing:  # the table's install leaves the train extra out
+        print(f"stud-table eval-vision: the photo reader needs the train extra ({', '.join(missing)} not installed): "
+              "pip install -e '.[train]'", file=sys.stderr)
         return 2
+    from training.photo.evaluate import main as evaluate_main
 
     argv = ["--manifest", args.manifest]
     if args.exclude:

@@ -149,7 +149,7 @@ def test_every_purchase_of_random_deals_matches_dealing(hand: tuple[int, ...], u
 
 
 def test_suit_classes_cover_every_deal_once() -> None:
-    hands, ups, weights = enumeration._canonical_deals(BINOMIAL, enumeration._SUIT_PERMUTATIONS)
+    hands, ups, weights = enumeration._canonical_deals(BINOMIAL, enumeration.SUIT_PERMUTATIONS)
     assert int(weights.sum()) == kernels.HANDS * kernels.UP_CARDS
     assert len({bytes(hand) for hand in hands}) == 134_459  # five-card hands up to suit permutation
     assert all(up not in hand for hand, up in zip(hands[:1000].tolist(), ups[:1000].tolist(), strict=True))
@@ -232,13 +232,13 @@ def test_purchase_bound_changes_nothing() -> None:
     """The exact run evaluates a purchase exactly only where its upper bound reaches folding or
     raising: the same figures as evaluating every purchase, on a sample of (P, u) classes."""
     profile = load("fr-2007")
-    hands, ups, weights = enumeration._canonical_deals(BINOMIAL, enumeration._SUIT_PERMUTATIONS)
+    hands, ups, weights = enumeration._canonical_deals(BINOMIAL, enumeration.SUIT_PERMUTATIONS)
     chosen = np.sort(np.random.default_rng(4).choice(len(ups), 400, replace=False))
-    arguments = (hands[chosen], ups[chosen], weights[chosen], 0, True, True, True, kernels._rules_of(profile),
-                 kernels._tables(), 4)
+    arguments = (hands[chosen], ups[chosen], weights[chosen], 0, True, True, True, kernels.kernel_rules(profile),
+                 kernels.count_tables(), 4)
     pruned = enumeration._exact_chunk(*arguments).sum(axis=0)
     full = enumeration._exact_chunk(*arguments, False).sum(axis=0)
-    assert pruned[kernels._COL_BUY] > 0
+    assert pruned[kernels.COL_BUY] > 0
     assert (pruned == full).all()
 
 

@@ -17,14 +17,8 @@ import pytest
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory, MockPin
 
-from controller.gpio_config import gpio_pin
-from controller.sensors.gpio import (
-    EVENT_KINDS,
-    GpioConfig,
-    GpioConfigError,
-    InputConfig,
-    TableSensors,
-)
+from controller.gpio_config import GpioConfig, GpioConfigError, InputConfig, gpio_pin
+from controller.sensors.gpio import EVENT_KINDS, TableSensors
 
 BOUNCE = 0.1  # seconds: long next to a few ms of simulated contact bounce, so a busy machine cannot fake stability
 TIMEOUT = 5.0

@@ -14,7 +14,7 @@ from training.data import TRAIN_DIR, Row
 from training.index_net import TorchIndexReader
 from training.photo.card_corners import corner_crops, index_inside
 from training.photo_corners import MONITOR_EVERY, build, is_monitor, mirrored_photos, resplit, scenes
-from training.train_index import NOT_INDEX, _load, _loss, _monitor, cut_across, cut_corner, train
+from training.train_index import NOT_INDEX, cut_across, cut_corner, index_loss, load_crops, score_monitor, train
 from vision.index_reader import INDEX_CLASSES, INDEX_SIZE, RANK_MM, REGION_MM
 
 
@@ -44,7 +44,7 @@ def test_the_monitor_scores_a_card_by_the_surer_corner_pair() -> None:
              _crop(king, 9), _crop(ace, 2), _crop(king, 9), _crop(ace, 2)]
     y = np.array([NOT_INDEX, ace, NOT_INDEX, ace] * 2)
     box = np.array([0] * 4 + [1] * 4)
-    monitor = _monitor(_ReadsTheRedChannel(), np.stack(crops), y, box)
+    monitor = score_monitor(_ReadsTheRedChannel(), np.stack(crops), y, box)
     assert monitor.boxes == 0.5
     assert monitor.crops == 1.0  # each labelled crop alone reads AS, however faintly
     # a crop of one colour cut by the photo's edge is the same crop: this checks the wiring, not the cut (below)
@@ -117,7 +117,7 @@ def test_box_ids_stay_apart_across_data_sets(tmp_path) -> None:
     _write_set(tmp_path / "a.npz", [1, 2])
     _write_set(tmp_path / "rendered.npz", [3, 4], rendered=True)
     _write_set(tmp_path / "b.npz", [5, 6, 7])
-    x, y, held_out, box, source = _load([tmp_path / "a.npz", tmp_path / "rendered.npz", tmp_path / "b.npz"],
+    x, y, held_out, box, source = load_crops([tmp_path / "a.npz", tmp_path / "rendered.npz", tmp_path / "b.npz"],
                                         np.random.default_rng(0))
     assert box.tolist() == [0] * 4 + [1] * 4 + [-1] * 8 + [2] * 4 + [3] * 4 + [4] * 4
     assert source.tolist() == [0] * 8 + [1] * 8 + [2] * 12
@@ -140,8 +140,8 @@ def test_a_corner_without_an_index_is_trained_towards_an_even_reading() -> None:
     sure = torch.zeros(1, len(INDEX_CLASSES))
     sure[0, 3] = 10.0
     no_index = torch.tensor([NOT_INDEX])
-    assert float(_loss(even, no_index)) < float(_loss(sure, no_index))
-    assert float(_loss(sure, torch.tensor([3]))) < float(_loss(even, torch.tensor([3])))
+    assert float(index_loss(even, no_index)) < float(index_loss(sure, no_index))
+    assert float(index_loss(sure, torch.tensor([3]))) < float(index_loss(even, torch.tensor([3])))
 
 
 def test_mirrored_photos_are_those_judged_mirrored_too_often(tmp_path) -> None:

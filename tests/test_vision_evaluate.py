@@ -242,3 +242,18 @@ def test_progress_over_the_photos_shows_on_a_terminal_and_not_with_quiet(tmp_pat
     assert "loading the card reader" in captured.err and "(1/1 images)" in captured.err
     assert main([*argv, "--json", "--quiet"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_eval_vision_without_the_train_extra_says_what_to_install(tmp_path, monkeypatch, capsys) -> None:
+    """The table's install has no torch and no ultralytics: the command says so in one line, exit 2."""
+    import importlib.util
+
+    from controller import cli
+
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name in ("torch", "ultralytics") else real_find_spec(name, *a))
+    assert cli.main(["eval-vision", "--manifest", str(tmp_path / "manifest.csv")]) == 2
+    err = capsys.readouterr().err
+    assert err == ("stud-table eval-vision: the photo reader needs the train extra (torch, ultralytics not "
+                   "installed): pip install -e '.[train]'\n")

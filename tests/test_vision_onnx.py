@@ -10,9 +10,10 @@ from controller.felt.chips import make_stack
 from controller.felt.layout import load_layout
 from controller.sim.render import Renderer, TableCamera
 from controller.sim.scene import CardOnFelt, SceneState
+from training.export_detector import WEIGHTS_PATH
 from vision.calibrate import calibrate
 from vision.common import DET_CLASSES
-from vision.onnx_detector import ONNX_PATH, WEIGHTS_PATH, OnnxDetector
+from vision.onnx_detector import ONNX_PATH, OnnxDetector
 from vision.table_reader import rectified, seat_regions
 
 

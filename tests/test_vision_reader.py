@@ -55,12 +55,12 @@ def test_rendered_card_on_felt_is_found(reader):
     from PIL import Image
 
     from training.data import GEAXGX_DIR
-    from training.synth import _background
+    from training.synth import random_background
 
     face = GEAXGX_DIR / "cardfaces" / "Ah.png"
     if not face.exists():
         pytest.skip("geaxgx faces not present")
-    bg = _background(np.random.default_rng(5), 640).astype(np.uint8)
+    bg = random_background(np.random.default_rng(5), 640).astype(np.uint8)
     card = np.asarray(Image.open(face).convert("RGB").resize((200, 300)))
     bg[170:470, 220:420] = card
     dets = [d for d in reader.read(bg) if d.kind == "card_face"]

@@ -77,7 +77,7 @@ def test_the_pages_style_and_script_are_served_as_static_files(client):
             kind = served.headers["content-type"].split(";")[0]
             assert kind in {"text/css", "text/javascript", "application/javascript"}
     assert "EventSource" in client.get("/static/display.js").text
-    assert client.get("/static/../app.py").status_code == 404
+    assert client.get("/static/%2e%2e/app.py").status_code == 404  # sent as is: the server must refuse to climb
     assert client.get("/static/missing.js").status_code == 404
 
 

@@ -2,7 +2,8 @@
 the detector's, index reader's and identifier's training, their ONNX export, the replay of rendered video through
 the table reader, and (``training.photo``) the photo reader that ``stud-table eval-vision`` measures on photographs.
 
-Installed with the ``train`` extra (torch, ultralytics, cairosvg).
+Its dependencies come with the ``train`` extra (torch, ultralytics, onnx, pillow, cairosvg); the table's install
+leaves them out.
 """
 
 import os

@@ -8,7 +8,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from vision.onnx_detector import WEIGHTS_PATH
+from vision.common import MODELS
+
+#: the table detector's trained weights (ultralytics), whose export the table runs (``vision.onnx_detector``)
+WEIGHTS_PATH = MODELS / "table_detector.pt"
 
 
 def export(weights: Path = WEIGHTS_PATH, imgsz: int | None = None) -> Path:

@@ -5,8 +5,8 @@ four corners of the rectified card (``training.photo.card_corners``); this modul
 boxes of the train photos (``shared/realcards/ScottJJosh-PokerSensei-train``), so that the index reader learns real
 light, real decks and real blur, not only the rendered felt.
 
-    git show 7ce95c1:models/card_index.pt > build/vision/card_index_s3.pt     # the reader that labels the corners
-    python -m training.photo_corners --out build/vision/photo_corners.npz --reader build/vision/card_index_s3.pt
+    git show 7ce95c1:models/card_index.pt > build/vision/card_index_7ce95c1.pt   # the reader that labels the corners
+    python -m training.photo_corners --out build/vision/photo_corners.npz --reader build/vision/card_index_7ce95c1.pt
 
 Which two of a card's four corners hold its index is not labelled (the photos are stretched: the long side cannot be
 told from the short one). The pair on which a given index reader (``--reader``: one trained without these crops,

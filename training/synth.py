@@ -225,7 +225,7 @@ def _procedural_back(rng: np.random.Generator) -> np.ndarray:
     return np.dstack([img.astype(np.uint8), alpha])
 
 
-def _background(rng: np.random.Generator, size: int) -> np.ndarray:
+def random_background(rng: np.random.Generator, size: int) -> np.ndarray:
     """Felt, cloth, wood or plain surfaces with low-frequency shading and noise (float32 RGB 0-255)."""
     import cv2
 
@@ -398,7 +398,7 @@ def make_scene(
     ``pile_share`` and ``stack_share`` the module's ``PILE_SHARE`` and ``STACK_SHARE``."""
     import cv2
 
-    img = _background(rng, size)
+    img = random_background(rng, size)
     objs: list[tuple[str, np.ndarray]] = []  # (label, alpha mask of the object)
     owner = np.full((size, size), -1, np.int32)  # which object is visible at each pixel
     r = rng.random()

@@ -35,7 +35,7 @@ def prep_detector(synth: list[Path], out: Path, hold_out_scenes: bool = True, sl
     """Write a YOLO detection dataset: the train photos (+ synthetic scenes) as train, and a monitor ("val") that
     ultralytics keeps its best epoch by. With ``hold_out_scenes`` the monitor is the train photos' held-out scenes
     (``training.photo_corners.held_out_photos``), which are then not trained on; without it, one photo in
-    thirteen, trained on too (sessions 2-4). A train photo with a sliver of a back (``has_sliver_back``: few in
+    thirteen, trained on too. A train photo with a sliver of a back (``has_sliver_back``: few in
     the set, and the detector misses them) is listed ``sliver_repeats`` times, so training sees it that much
     more often."""
     from PIL import Image
@@ -185,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sliver-repeats", type=int, default=1,
                    help="list each train photo with a sliver of a back this many times (1: once, as the others)")
     p.add_argument("--monitor-trained-on", action="store_true",
-                   help="monitor on photos also trained on (sessions 2-4) instead of held-out scenes")
+                   help="monitor on photos also trained on (one in thirteen) instead of held-out scenes")
     p = sub.add_parser("monitor-manifest", help="write the held-out train scenes as a manifest for eval-vision")
     p.add_argument("--out", type=Path, default=BUILD / "held_out_scenes.csv")
     p.add_argument("--shares", type=int, default=1,

@@ -66,7 +66,8 @@ def cut_by_the_edge(rng: np.random.Generator, crop: np.ndarray) -> np.ndarray:
 def turned_crop(crop: np.ndarray, angle: float, scale: float, pivot_shift: tuple[float, float]) -> np.ndarray:
     """A stored STORE^2 crop (the box with 1.25x context) as a CROP^2 crop, turned by ``angle`` degrees and scaled
     by ``scale`` about its centre moved by ``pivot_shift`` stored pixels. Shrunk by area averaging first, as
-    ``square_crop`` cuts its crops (``common.area_warp``): a warp alone samples bilinearly, and fine print aliases."""
+    ``square_crop`` cuts its crops (``training.photo.card_corners.area_warp``): a warp alone samples bilinearly,
+    and fine print aliases."""
     import cv2
 
     small = cv2.resize(crop, (CROP, CROP), interpolation=cv2.INTER_AREA)
@@ -116,10 +117,10 @@ def _synth_crops(
     """Cards warped onto a random background patch, as STORE^2 crops with the same framing as the real crops."""
     import cv2
 
-    from training.synth import FOIL_SHARE, _background, foil_stock
+    from training.synth import FOIL_SHARE, foil_stock, random_background
 
     xs, ys = [], []
-    bg_pool = [_background(rng, 320) for _ in range(24)]
+    bg_pool = [random_background(rng, 320) for _ in range(24)]
     for ci, lab in enumerate(ID_CLASSES):
         pool = tex.get(lab, [])
         if not pool:

@@ -49,7 +49,8 @@ def cut_corner(rng: np.random.Generator, crop: np.ndarray) -> np.ndarray:
 def cut_across(crop: np.ndarray, slant: float, line: float) -> np.ndarray:
     """``crop`` cut by a straight photo edge: the line whose normal is at ``slant`` radians from the crop's x axis
     (towards the part cut off), ``line`` crop pixels along it from the crop's top-left. Beyond it each pixel
-    repeats the one at its foot on the line, as ``common.area_warp`` repeats the photo's edge pixels."""
+    repeats the one at its foot on the line, as ``training.photo.card_corners.area_warp`` repeats the photo's edge
+    pixels."""
     h, w = crop.shape[:2]
     normal = np.array([np.cos(slant), np.sin(slant)])
     xs, ys = np.meshgrid(np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32))
@@ -87,7 +88,7 @@ NOT_INDEX_WEIGHT = 0.5
 LABEL_SMOOTHING = 0.05
 
 
-def _load(data: list[Path], rng: np.random.Generator):
+def load_crops(data: list[Path], rng: np.random.Generator):
     """Every data set's crops, labels, monitor mask, box ids and source index. The four corners of one photographed
     box share one id (unique across the sets); rendered crops have none (-1). A set without a ``monitor`` array
     holds out a random tenth."""
@@ -122,7 +123,7 @@ class Monitor(NamedTuple):
     cut: float | None  # over the labelled crops cut by the photo's edge beyond their rank (``cut_monitor_crops``)
 
 
-def _monitor(net, x: np.ndarray, y: np.ndarray, box: np.ndarray) -> Monitor:
+def score_monitor(net, x: np.ndarray, y: np.ndarray, box: np.ndarray) -> Monitor:
     from training.photo.card_corners import index_probabilities
 
     p = net_probabilities(net, x)
@@ -147,7 +148,7 @@ def _figure(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-def _loss(logits, y):
+def index_loss(logits, y):
     """Cross-entropy against a smoothed one-hot for a labelled corner, against the even reading (weight
     ``NOT_INDEX_WEIGHT``) for a corner without an index; averaged over the batch."""
     import torch
@@ -182,7 +183,7 @@ def _train(data: list[Path], minutes: float, seed: int, out: Path, init: Path | 
     torch.set_num_threads(threads)
     rng = np.random.default_rng(seed)
     progress.phase("loading the crops")
-    x, y, held_out, box, source = _load(data, rng)
+    x, y, held_out, box, source = load_crops(data, rng)
     train_idx = np.flatnonzero(~held_out)
     print(f"index crops: {len(train_idx)} train ({int((y[train_idx] == NOT_INDEX).sum())} without an index), "
           f"{int(held_out.sum())} monitor, {len(set(y[y >= 0].tolist()))} classes", flush=True)
@@ -211,7 +212,7 @@ def _train(data: list[Path], minutes: float, seed: int, out: Path, init: Path | 
             xb = torch.from_numpy(augmented).permute(0, 3, 1, 2).float().div(255)
             yb = torch.from_numpy(y[batch]).long()
             logits = net(xb)
-            loss = _loss(logits, yb)
+            loss = index_loss(logits, yb)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -224,7 +225,7 @@ def _train(data: list[Path], minutes: float, seed: int, out: Path, init: Path | 
         scores, report = [], []
         for k, path in enumerate(data):
             members = held_out & (source == k)
-            monitor = _monitor(net, x[members], y[members], box[members])
+            monitor = score_monitor(net, x[members], y[members], box[members])
             score = monitor.boxes if monitor.boxes is not None else monitor.crops
             if score is not None:
                 scores.append(score)
@@ -264,7 +265,10 @@ def main(argv: list[str] | None = None) -> int:
     exporting.add_argument("--out", type=Path, default=ONNX_PATH)
     args = parser.parse_args(argv)
     if args.command == "export":
-        print(f"exported to {export(args.weights, args.out)}")
+        try:
+            print(f"exported to {export(args.weights, args.out)}")
+        except (FileNotFoundError, ValueError) as error:  # no checkpoint there, or one of other classes
+            parser.error(str(error))
         return 0
 
     def work() -> None:

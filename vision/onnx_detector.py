@@ -17,10 +17,9 @@ import numpy as np
 from vision.common import DET_CLASSES, MODELS
 from vision.onnx_session import onnx_session
 
-#: the table's detector: trained on the overhead crops of the felt as well as on photos (``card_detector.pt`` is the
-#: photo reader's)
-WEIGHTS_PATH = MODELS / "table_detector.pt"
-ONNX_PATH = WEIGHTS_PATH.with_suffix(".onnx")
+#: the table's detector, exported from ``table_detector.pt`` (``training.export_detector``), trained on the overhead
+#: crops of the felt as well as on photos (``card_detector.pt`` is the photo reader's)
+ONNX_PATH = MODELS / "table_detector.onnx"
 
 
 @dataclass(frozen=True)

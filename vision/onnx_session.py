@@ -8,7 +8,7 @@ from pathlib import Path
 def onnx_session(path: Path, threads: int = 2):
     """A CPU session on ``threads`` threads whose workers sleep when idle. ONNX Runtime's workers spin by default
     after each run, waiting for the next one; with two models run in turn on the Pi's few cores, one model's
-    spinning workers take the cores the other needs (a busy frame: 110 ms spinning, 81 ms not, on 2 cores)."""
+    spinning workers take the cores the other needs (measured: ``models/EXPERIMENTS.md``)."""
     import onnxruntime as ort
 
     options = ort.SessionOptions()

@@ -20,48 +20,48 @@ from numba import njit, parallel_chunksize, prange
 
 from ..rules.profile import Profile
 from ..rules.ranking import BINOMIAL
-from .figures import _summary
+from .figures import summary
 from .kernels import (
-    _BLOCK_BOUGHT,
-    _BLOCK_FIRST_FIVE,
-    _BLOCK_PLAYED_FIRST_FIVE,
-    _BLOCK_RAISED,
-    _BUY,
-    _CATEGORIES,
-    _COL_BUY,
-    _COL_DEALER_QUALIFIES,
-    _COL_FOLD,
-    _COL_RAISE,
-    _COL_VALUE,
-    _COLUMNS,
-    _COMPILING,
-    _FOLD,
-    _LOSE,
-    _NO_FLOOR,
-    _NOT_QUALIFIED,
-    _OPTIMAL,
-    _RAISE,
-    _TIE,
-    _WIN,
+    BLOCK_BOUGHT,
+    BLOCK_FIRST_FIVE,
+    BLOCK_PLAYED_FIRST_FIVE,
+    BLOCK_RAISED,
+    BUY,
+    CATEGORIES,
+    COL_BUY,
+    COL_DEALER_QUALIFIES,
+    COL_FOLD,
+    COL_RAISE,
+    COL_VALUE,
+    COLUMNS,
+    COMPILING,
     DEALER_HIDDEN_HANDS,
+    FOLD,
     HANDS,
+    LOSE,
+    NO_FLOOR,
+    NOT_QUALIFIED,
+    OPTIMAL,
     PURCHASE_DEALS,
+    RAISE,
     RAISE_SCALE,
+    TIE,
     UNIT,
     UP_CARDS,
-    _choose,
-    _evaluate_purchases,
-    _floor,
-    _hand_rank,
-    _new_scratch,
-    _outcomes,
-    _raise_counts,
-    _Rules,
-    _settlement_sum,
-    _Tables,
+    WIN,
+    CountTables,
+    KernelRules,
+    choose,
+    decision_floor,
+    evaluate_purchases,
+    hand_rank,
+    new_scratch,
+    outcome_counts,
+    raise_counts,
+    settlement_sum,
 )
 
-_SUIT_PERMUTATIONS = np.array(
+SUIT_PERMUTATIONS = np.array(
     [(a, b, c, d) for a in range(4) for b in range(4) for c in range(4) for d in range(4) if len({a, b, c, d}) == 4],
     dtype=np.int64,
 )
@@ -74,50 +74,50 @@ def _exact_chunk(hands, ups, weights, strategy, allow_fold, allow_raise, allow_b
     ``prune``: evaluate exactly only the purchases whose upper bound reaches the best other action.
     """
     n = ups.shape[0]
-    out = np.zeros((n_blocks, _COLUMNS), np.int64)
-    evaluate_buy = strategy == _OPTIMAL and allow_buy
+    out = np.zeros((n_blocks, COLUMNS), np.int64)
+    evaluate_buy = strategy == OPTIMAL and allow_buy
     n_ranks = tb.category.shape[0]
     for block in prange(n_blocks):
         row = out[block]
         hand = np.empty(5, np.int64)
-        w = _new_scratch(n_ranks)
+        w = new_scratch(n_ranks)
         for item in range(block * n // n_blocks, (block + 1) * n // n_blocks):
             for i in range(5):
                 hand[i] = hands[item, i]
             up = np.int64(ups[item])
             weight = weights[item]
-            rank = _hand_rank(hand, tb)
+            rank = hand_rank(hand, tb)
             category = tb.category[rank]
-            nq_count, below, equal = _raise_counts(hand, up, rank, tb, w.base, w.merged)
-            nq, win, tie, lose = _outcomes(DEALER_HIDDEN_HANDS, nq_count, below, equal, rank, tb.qualify)
-            raise_value = _settlement_sum(rules, category, nq, win, lose) * RAISE_SCALE
+            nq_count, below, equal = raise_counts(hand, up, rank, tb, w.base, w.merged)
+            nq, win, tie, lose = outcome_counts(DEALER_HIDDEN_HANDS, nq_count, below, equal, rank, tb.qualify)
+            raise_value = settlement_sum(rules, category, nq, win, lose) * RAISE_SCALE
             if evaluate_buy:
-                floor = _floor(allow_fold, allow_raise, raise_value) if prune else _NO_FLOOR
-                _evaluate_purchases(hand, up, rules, tb, floor, w)
-            action = _choose(strategy, allow_fold, allow_raise, evaluate_buy, category, raise_value, w.candidate,
+                floor = decision_floor(allow_fold, allow_raise, raise_value) if prune else NO_FLOOR
+                evaluate_purchases(hand, up, rules, tb, floor, w)
+            action = choose(strategy, allow_fold, allow_raise, evaluate_buy, category, raise_value, w.candidate,
                              w.buy_value, rules.price)
-            row[_COL_DEALER_QUALIFIES] += weight * (DEALER_HIDDEN_HANDS - nq_count) * RAISE_SCALE
-            row[_BLOCK_FIRST_FIVE + category] += weight * UNIT
-            if action == _FOLD:
-                row[_COL_VALUE] -= weight * UNIT
-                row[_COL_FOLD] += weight * UNIT
+            row[COL_DEALER_QUALIFIES] += weight * (DEALER_HIDDEN_HANDS - nq_count) * RAISE_SCALE
+            row[BLOCK_FIRST_FIVE + category] += weight * UNIT
+            if action == FOLD:
+                row[COL_VALUE] -= weight * UNIT
+                row[COL_FOLD] += weight * UNIT
                 continue
-            row[_BLOCK_PLAYED_FIRST_FIVE + category] += weight * UNIT
-            if action == _RAISE:
-                row[_COL_VALUE] += weight * raise_value
-                row[_COL_RAISE] += weight * UNIT
+            row[BLOCK_PLAYED_FIRST_FIVE + category] += weight * UNIT
+            if action == RAISE:
+                row[COL_VALUE] += weight * raise_value
+                row[COL_RAISE] += weight * UNIT
                 scaled = weight * RAISE_SCALE
-                row[_BLOCK_RAISED + _NOT_QUALIFIED * _CATEGORIES + category] += scaled * nq
-                row[_BLOCK_RAISED + _WIN * _CATEGORIES + category] += scaled * win
-                row[_BLOCK_RAISED + _TIE * _CATEGORIES + category] += scaled * tie
-                row[_BLOCK_RAISED + _LOSE * _CATEGORIES + category] += scaled * lose
+                row[BLOCK_RAISED + NOT_QUALIFIED * CATEGORIES + category] += scaled * nq
+                row[BLOCK_RAISED + WIN * CATEGORIES + category] += scaled * win
+                row[BLOCK_RAISED + TIE * CATEGORIES + category] += scaled * tie
+                row[BLOCK_RAISED + LOSE * CATEGORIES + category] += scaled * lose
                 continue
-            discard = action - _BUY
-            row[_COL_VALUE] += weight * (w.buy_value[discard] - rules.price * UNIT)
-            row[_COL_BUY] += weight * UNIT
+            discard = action - BUY
+            row[COL_VALUE] += weight * (w.buy_value[discard] - rules.price * UNIT)
+            row[COL_BUY] += weight * UNIT
             for outcome in range(4):
-                for final in range(_CATEGORIES):
-                    row[_BLOCK_BOUGHT + outcome * _CATEGORIES + final] += weight * w.buy_counts[discard, outcome, final]
+                for final in range(CATEGORIES):
+                    row[BLOCK_BOUGHT + outcome * CATEGORIES + final] += weight * w.buy_counts[discard, outcome, final]
     return out
 
 
@@ -192,15 +192,15 @@ def _canonical_deals(binom, permutations):
     return hands, ups_out[:n_items].copy(), weights_out[:n_items].copy()
 
 
-def _exact_result(profile: Profile, strategy_code: int, flags: tuple[bool, bool, bool], buys: bool,
-                  rules: _Rules, tables: _Tables, jackpot_meter_units: float, say: Callable[[str], None],
+def exact_result(profile: Profile, strategy_code: int, flags: tuple[bool, bool, bool], buys: bool,
+                  rules: KernelRules, tables: CountTables, jackpot_meter_units: float, say: Callable[[str], None],
                   report: Callable[[float], None]) -> dict:
-    """Every deal, one (P, u) per suit class: the figures of ``figures._summary`` and the exact counts."""
+    """Every deal, one (P, u) per suit class: the figures of ``figures.summary`` and the exact counts."""
     say("finding the deals that differ up to the suits")
-    hands, ups, weights = _canonical_deals(BINOMIAL, _SUIT_PERMUTATIONS)
+    hands, ups, weights = _canonical_deals(BINOMIAL, SUIT_PERMUTATIONS)
     chunk = 8_000 if buys else 400_000
-    sums = np.zeros(_COLUMNS, dtype=object)  # Python integers: exact
-    say(_COMPILING.format("enumeration"))
+    sums = np.zeros(COLUMNS, dtype=object)  # Python integers: exact
+    say(COMPILING.format("enumeration"))
     _exact_chunk(hands[:0], ups[:0], weights[:0], strategy_code, *flags, rules, tables, 64)
     say(f"enumerating {len(ups):,} classes of deals" + (", every card purchase" if buys else ""))
     with parallel_chunksize(1):  # blocks differ in cost: hand them out one by one
@@ -211,8 +211,8 @@ def _exact_result(profile: Profile, strategy_code: int, flags: tuple[bool, bool,
             sums += rows.astype(object).sum(axis=0)
             report(stop / len(ups))
     total = HANDS * UP_CARDS * UNIT
-    result = _summary(profile, sums, total, jackpot_meter_units)
-    house_edge = Fraction(-int(sums[_COL_VALUE]), total)
+    result = summary(profile, sums, total, jackpot_meter_units)
+    house_edge = Fraction(-int(sums[COL_VALUE]), total)
     result.update(
         mode="exact",
         deals=HANDS * UP_CARDS * DEALER_HIDDEN_HANDS,

@@ -17,20 +17,20 @@ from collections.abc import Callable
 import numpy as np
 
 from ..rules.profile import Profile
-from .enumeration import _exact_result
+from .enumeration import exact_result
 from .kernels import (
-    _NO_FLOOR,
     DEALER_HIDDEN_HANDS,
-    _evaluate_purchases,
-    _hand_rank,
-    _new_scratch,
-    _outcomes,
-    _raise_counts,
-    _rules_of,
-    _settlement_sum,
-    _tables,
+    NO_FLOOR,
+    count_tables,
+    evaluate_purchases,
+    hand_rank,
+    kernel_rules,
+    new_scratch,
+    outcome_counts,
+    raise_counts,
+    settlement_sum,
 )
-from .sampling import _sampled_result
+from .sampling import sampled_result
 
 STRATEGIES = ("optimal", "pair-plus", "always-raise")
 ACTIONS = ("fold", "raise", "buy")
@@ -45,20 +45,20 @@ def deal_counts(profile: Profile, hand: tuple[int, ...], up: int, purchases: boo
     """
     if len(set(hand)) != 5 or up in hand or not all(0 <= card < 52 for card in (*hand, up)):
         raise ValueError(f"expected five distinct card ids and another up-card, not {hand} and {up}")
-    tables = _tables()
-    rules = _rules_of(profile)
+    tables = count_tables()
+    rules = kernel_rules(profile)
     cards = np.array(sorted(hand), dtype=np.int64)
-    w = _new_scratch(len(tables.category))
-    rank = int(_hand_rank(cards, tables))
+    w = new_scratch(len(tables.category))
+    rank = int(hand_rank(cards, tables))
     category = int(tables.category[rank])
-    nq_count, below, equal = _raise_counts(cards, up, rank, tables, w.base, w.merged)
-    counts = _outcomes(DEALER_HIDDEN_HANDS, nq_count, below, equal, rank, tables.qualify)
+    nq_count, below, equal = raise_counts(cards, up, rank, tables, w.base, w.merged)
+    counts = outcome_counts(DEALER_HIDDEN_HANDS, nq_count, below, equal, rank, tables.qualify)
     result: dict = {"raise": {
         "counts": dict(zip(("not_qualified", "win", "tie", "lose"), map(int, counts), strict=True)),
-        "settlement": int(_settlement_sum(rules, category, counts[0], counts[1], counts[3])),
+        "settlement": int(settlement_sum(rules, category, counts[0], counts[1], counts[3])),
     }}
     if purchases:
-        _evaluate_purchases(cards, up, rules, tables, _NO_FLOOR, w)  # every purchase a candidate: all exact
+        evaluate_purchases(cards, up, rules, tables, NO_FLOOR, w)  # every purchase a candidate: all exact
         result["buy"] = {
             int(cards[discard]): {
                 "counts": dict(zip(("not_qualified", "win", "tie", "lose"),
@@ -70,7 +70,7 @@ def deal_counts(profile: Profile, hand: tuple[int, ...], up: int, purchases: boo
     return result
 
 
-def _allowed_actions(profile: Profile, strategy: str, actions: frozenset[str] | None) -> frozenset[str]:
+def allowed_actions(profile: Profile, strategy: str, actions: frozenset[str] | None) -> frozenset[str]:
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown strategy {strategy!r}: expected one of {', '.join(STRATEGIES)}")
     if actions is not None and strategy != "optimal":
@@ -114,21 +114,21 @@ def analyze(
     under the same strategy), ``deals``; exact runs add ``house_edge_fraction``, sampled runs
     ``standard_error`` (of house_edge).
     """
-    allowed = _allowed_actions(profile, strategy, actions)
+    allowed = allowed_actions(profile, strategy, actions)
     if sample is not None and sample <= 0:
         raise ValueError(f"sample must be a positive number of deals, not {sample}")
     started = time.monotonic()
     report = progress or (lambda fraction: None)
     say = phase or (lambda text: None)
-    tables = _tables(say)
-    rules = _rules_of(profile)
+    tables = count_tables(say)
+    rules = kernel_rules(profile)
     strategy_code = STRATEGIES.index(strategy)
     flags = ("fold" in allowed, "raise" in allowed, "buy" in allowed)
     buys = strategy == "optimal" and flags[2]
     if sample is None:
-        result = _exact_result(profile, strategy_code, flags, buys, rules, tables, jackpot_meter_units, say, report)
+        result = exact_result(profile, strategy_code, flags, buys, rules, tables, jackpot_meter_units, say, report)
     else:
-        result = _sampled_result(profile, strategy_code, flags, buys, rules, tables, sample, seed,
+        result = sampled_result(profile, strategy_code, flags, buys, rules, tables, sample, seed,
                                  jackpot_meter_units, say, report)
     result.update(profile=profile.name, strategy=strategy, actions=sorted(allowed),
                   seconds=round(time.monotonic() - started, 1))

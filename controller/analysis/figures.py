@@ -15,37 +15,37 @@ import numpy.typing as npt
 from ..rules.profile import Profile
 from ..rules.ranking import Category
 from .kernels import (
-    _BLOCK_BOUGHT,
-    _BLOCK_FIRST_FIVE,
-    _BLOCK_PLAYED_FIRST_FIVE,
-    _BLOCK_RAISED,
-    _CATEGORIES,
-    _COL_BUY,
-    _COL_DEALER_QUALIFIES,
-    _COL_FOLD,
-    _COL_RAISE,
-    _COL_VALUE,
-    _LOSE,
-    _NOT_QUALIFIED,
-    _TIE,
-    _WIN,
+    BLOCK_BOUGHT,
+    BLOCK_FIRST_FIVE,
+    BLOCK_PLAYED_FIRST_FIVE,
+    BLOCK_RAISED,
+    CATEGORIES,
+    COL_BUY,
+    COL_DEALER_QUALIFIES,
+    COL_FOLD,
+    COL_RAISE,
+    COL_VALUE,
+    LOSE,
+    NOT_QUALIFIED,
+    TIE,
+    WIN,
 )
 
 
-def _summary(profile: Profile, sums: npt.NDArray[np.object_], total: int, jackpot_meter_units: float) -> dict:
+def summary(profile: Profile, sums: npt.NDArray[np.object_], total: int, jackpot_meter_units: float) -> dict:
     """The report's figures from the summed statistics (``total``: the sum standing for probability 1)."""
 
     def share(value: int) -> float:
         return float(Fraction(int(value), total))
 
     def outcome_sum(outcome: int) -> int:
-        return sum(sums[block + outcome * _CATEGORIES + k]
-                   for block in (_BLOCK_RAISED, _BLOCK_BOUGHT) for k in range(_CATEGORIES))
+        return sum(sums[block + outcome * CATEGORIES + k]
+                   for block in (BLOCK_RAISED, BLOCK_BOUGHT) for k in range(CATEGORIES))
 
-    fold_rate = share(sums[_COL_FOLD])
-    purchase_rate = share(sums[_COL_BUY])
-    raise_rate = share(sums[_COL_RAISE] + sums[_COL_BUY])
-    house_edge = -share(sums[_COL_VALUE])
+    fold_rate = share(sums[COL_FOLD])
+    purchase_rate = share(sums[COL_BUY])
+    raise_rate = share(sums[COL_RAISE] + sums[COL_BUY])
+    house_edge = -share(sums[COL_VALUE])
     expected_wager = 1 + profile.raise_multiple * raise_rate + profile.purchase_price_in_antes * purchase_rate
     result: dict = {
         "house_edge": house_edge,
@@ -54,17 +54,17 @@ def _summary(profile: Profile, sums: npt.NDArray[np.object_], total: int, jackpo
         "raise_rate": raise_rate,
         "purchase_rate": purchase_rate,
         "fold_rate": fold_rate,
-        "dealer_qualifies": share(sums[_COL_DEALER_QUALIFIES]),
+        "dealer_qualifies": share(sums[COL_DEALER_QUALIFIES]),
         "outcomes": {
             "fold": fold_rate,
-            "dealer_not_qualified": share(outcome_sum(_NOT_QUALIFIED)),
-            "win": share(outcome_sum(_WIN)),
-            "tie": share(outcome_sum(_TIE)),
-            "lose": share(outcome_sum(_LOSE)),
+            "dealer_not_qualified": share(outcome_sum(NOT_QUALIFIED)),
+            "win": share(outcome_sum(WIN)),
+            "tie": share(outcome_sum(TIE)),
+            "lose": share(outcome_sum(LOSE)),
         },
         "win_by_category": {
-            category.key: share(sum(sums[block + _WIN * _CATEGORIES + category]
-                                    for block in (_BLOCK_RAISED, _BLOCK_BOUGHT)))
+            category.key: share(sum(sums[block + WIN * CATEGORIES + category]
+                                    for block in (BLOCK_RAISED, BLOCK_BOUGHT)))
             for category in Category
         },
         "side_bets": {},
@@ -81,10 +81,10 @@ def _bonus_return(profile: Profile, sums: npt.NDArray[np.object_], share: Callab
     dealer beats it; lost on a fold, and after a purchase where the profile says so."""
     paid = 0.0
     expected = 0.0
-    blocks = [_BLOCK_RAISED] if profile.purchase_forfeits_bonus else [_BLOCK_RAISED, _BLOCK_BOUGHT]
-    outcomes = [_WIN, _TIE] + ([_NOT_QUALIFIED] if profile.bonus_paid_when_not_qualified else [])
+    blocks = [BLOCK_RAISED] if profile.purchase_forfeits_bonus else [BLOCK_RAISED, BLOCK_BOUGHT]
+    outcomes = [WIN, TIE] + ([NOT_QUALIFIED] if profile.bonus_paid_when_not_qualified else [])
     for category, multiple in profile.bonus_paytable.items():
-        probability = share(sum(sums[block + outcome * _CATEGORIES + category]
+        probability = share(sum(sums[block + outcome * CATEGORIES + category]
                                 for block in blocks for outcome in outcomes))
         paid += probability
         expected += probability * multiple
@@ -96,7 +96,7 @@ def _jackpot_return(profile: Profile, sums: npt.NDArray[np.object_], share: Call
                     meter_units: float) -> dict:
     """Per unit of jackpot stake, the meter at ``meter_units`` stakes: paid on the first five cards
     whatever the dealer holds; forfeited by a fold where the profile says so."""
-    block = _BLOCK_PLAYED_FIRST_FIVE if profile.jackpot_forfeited_by_fold else _BLOCK_FIRST_FIVE
+    block = BLOCK_PLAYED_FIRST_FIVE if profile.jackpot_forfeited_by_fold else BLOCK_FIRST_FIVE
     fixed = 0.0  # expected fixed awards, in stakes
     meter_share = 0.0  # expected fraction of the meter won
     paid = 0.0

@@ -5,7 +5,7 @@ avoiding ``P``; the kernels count those hands by outcome instead of dealing them
 
 * By inclusion-exclusion over the subsets ``S`` of ``P``, the number of such dealer hands with rank below
   ``t`` is the alternating sum of the number of five-card hands containing ``{u} + S`` with rank below ``t``.
-  Those are precomputed (``_tables``) for every card set of one to four cards: cumulative counts for sets
+  Those are precomputed (``count_tables``) for every card set of one to four cards: cumulative counts for sets
   of one or two cards, sorted rank lists (1,176 or 48 ranks) for three or four.
 * The purchase. With ``c`` bought the dealer's cards also avoid ``c``: the count is the one without ``c``
   (a dense cumulative table built once per ``(P, u)``) minus the hands containing ``{u, c} + S``, for the
@@ -16,10 +16,11 @@ avoiding ``P``; the kernels count those hands by outcome instead of dealing them
 
 Amounts are in antes (ante 1, raise ``raise_multiple``). Every per-``(P, u)`` figure is an integer in
 units of 1/(46 x 148,995) of that ``(P, u)``'s probability, so that decisions compare exact integers and
-the totals are exact fractions. The statistics row (the ``_COL_*`` and ``_BLOCK_*`` columns) is what the
+the totals are exact fractions. The statistics row (the ``COL_*`` and ``BLOCK_*`` columns) is what the
 enumeration and the sampler sum and ``figures`` reads.
 
-Names with a leading underscore are private to ``controller.analysis``: its modules share them.
+The names the other modules of ``controller.analysis`` use are public; those with a leading underscore are this
+module's own.
 """
 
 from __future__ import annotations
@@ -44,24 +45,24 @@ UNIT = PURCHASE_DEALS
 RAISE_SCALE = UNIT // DEALER_HIDDEN_HANDS
 assert RAISE_SCALE * DEALER_HIDDEN_HANDS == UNIT
 
-_OPTIMAL, _PAIR_PLUS, _ALWAYS_RAISE = 0, 1, 2  # the strategies' indices in expectation.STRATEGIES
-_NO_FLOOR = -(1 << 62)  # below any value: every purchase evaluated exactly
-_FOLD, _RAISE, _BUY = 0, 1, 2  # action codes; a purchase is _BUY + the discarded card's index
-_NOT_QUALIFIED, _WIN, _TIE, _LOSE = 0, 1, 2, 3
-_CATEGORIES = len(Category)
+OPTIMAL, _PAIR_PLUS, _ALWAYS_RAISE = 0, 1, 2  # the strategies' indices in expectation.STRATEGIES
+NO_FLOOR = -(1 << 62)  # below any value: every purchase evaluated exactly
+FOLD, RAISE, BUY = 0, 1, 2  # action codes; a purchase is BUY + the discarded card's index
+NOT_QUALIFIED, WIN, TIE, LOSE = 0, 1, 2, 3
+CATEGORIES = len(Category)
 
 # Columns of the statistics row: each a sum, over deals, of weight x units.
-_COL_VALUE = 0  # the player's net result, purchase price included
-_COL_FOLD = 1
-_COL_RAISE = 2  # raised without a purchase
-_COL_BUY = 3  # raised and bought a card
-_COL_DEALER_QUALIFIES = 4
-_BLOCK_RAISED = 5  # + outcome * 10 + final category: hands raised without a purchase
-_BLOCK_BOUGHT = _BLOCK_RAISED + 4 * _CATEGORIES  # the same after a purchase
-_BLOCK_FIRST_FIVE = _BLOCK_BOUGHT + 4 * _CATEGORIES  # + category of the first five cards, every deal
-_BLOCK_PLAYED_FIRST_FIVE = _BLOCK_FIRST_FIVE + _CATEGORIES  # the same, hands not folded
-_COL_VALUE_SQUARED = _BLOCK_PLAYED_FIRST_FIVE + _CATEGORIES  # sampling only
-_COLUMNS = _COL_VALUE_SQUARED + 1
+COL_VALUE = 0  # the player's net result, purchase price included
+COL_FOLD = 1
+COL_RAISE = 2  # raised without a purchase
+COL_BUY = 3  # raised and bought a card
+COL_DEALER_QUALIFIES = 4
+BLOCK_RAISED = 5  # + outcome * 10 + final category: hands raised without a purchase
+BLOCK_BOUGHT = BLOCK_RAISED + 4 * CATEGORIES  # the same after a purchase
+BLOCK_FIRST_FIVE = BLOCK_BOUGHT + 4 * CATEGORIES  # + category of the first five cards, every deal
+BLOCK_PLAYED_FIRST_FIVE = BLOCK_FIRST_FIVE + CATEGORIES  # the same, hands not folded
+COL_VALUE_SQUARED = BLOCK_PLAYED_FIRST_FIVE + CATEGORIES  # sampling only
+COLUMNS = COL_VALUE_SQUARED + 1
 
 _SET3_HANDS = 1176  # C(49, 2) hands hold a given three-card set
 _BLOCK = 32  # ranks per block of sorted3: 64 bytes
@@ -71,7 +72,7 @@ _PAD = 32767
 
 _POPCOUNT = np.array([bin(mask).count("1") for mask in range(32)], dtype=np.int64)
 
-class _Tables(NamedTuple):
+class CountTables(NamedTuple):
     """Counts of five-card hands holding given cards, by rank (see the module's docstring)."""
 
     rank5: npt.NDArray[np.int16]  # dense rank by colex index
@@ -87,7 +88,7 @@ class _Tables(NamedTuple):
     sorted4: npt.NDArray[np.int16]  # 48 sorted ranks per four-card set (searched in place: no table to miss)
 
 
-class _Rules(NamedTuple):
+class KernelRules(NamedTuple):
     """The main game's settlement of a raised hand, per final category, in antes."""
 
     win_pays: npt.NDArray[np.int64]  # dealer qualified and beaten: ante + raise x paytable
@@ -97,10 +98,10 @@ class _Rules(NamedTuple):
 
 
 
-def _rules_of(profile: Profile) -> _Rules:
+def kernel_rules(profile: Profile) -> KernelRules:
     raise_multiple = profile.raise_multiple
-    win_pays = np.zeros(_CATEGORIES, np.int64)
-    not_qualified_pays = np.zeros(_CATEGORIES, np.int64)
+    win_pays = np.zeros(CATEGORIES, np.int64)
+    not_qualified_pays = np.zeros(CATEGORIES, np.int64)
     paid_from = profile.raise_paid_when_not_qualified_from
     for category in Category:
         raise_pays = raise_multiple * profile.raise_pays(category)
@@ -108,13 +109,13 @@ def _rules_of(profile: Profile) -> _Rules:
         not_qualified_pays[category] = profile.ante_pays_when_not_qualified
         if paid_from is not None and category >= paid_from:
             not_qualified_pays[category] += raise_pays
-    return _Rules(win_pays, not_qualified_pays, 1 + raise_multiple, profile.purchase_price_in_antes)
+    return KernelRules(win_pays, not_qualified_pays, 1 + raise_multiple, profile.purchase_price_in_antes)
 
 
 # numba compiles a kernel on its first call (about a minute; its cache then serves later runs, and a fresh
 # process cannot tell which it will be): the drivers call theirs on no deals first, under this phase, so that
 # the estimate of the time left counts only the deals.
-_COMPILING = "compiling or loading the {} (numba: about a minute the first time, then from its cache)"
+COMPILING = "compiling or loading the {} (numba: about a minute the first time, then from its cache)"
 
 
 # --- counting kernels ----------------------------------------------------------
@@ -217,13 +218,13 @@ def _merge_subset(base, base_size, hand, mask, merged):
 
 
 @njit(cache=True, inline="always")
-def _hand_rank(hand, tb):
+def hand_rank(hand, tb):
     index = tb.binom[hand[0], 1] + tb.binom[hand[1], 2] + tb.binom[hand[2], 3]
     return tb.rank5[index + tb.binom[hand[3], 4] + tb.binom[hand[4], 5]]
 
 
 @njit(cache=True)
-def _raise_counts(hand, up, rank, tb, base, merged):
+def raise_counts(hand, up, rank, tb, base, merged):
     """Dealer hands (``up`` and four of the 46 unseen cards): (not qualified, rank < rank, rank == rank)."""
     base[0] = up
     not_qualified = 0
@@ -241,7 +242,7 @@ def _raise_counts(hand, up, rank, tb, base, merged):
 
 
 @njit(cache=True, inline="always")
-def _outcomes(total, not_qualified, below, equal, rank, qualify):
+def outcome_counts(total, not_qualified, below, equal, rank, qualify):
     """(not qualified, win, tie, lose) counts of the dealer's hands against the player's rank."""
     if rank < qualify:  # every qualifying dealer hand beats the player
         return not_qualified, 0, 0, total - not_qualified
@@ -249,7 +250,7 @@ def _outcomes(total, not_qualified, below, equal, rank, qualify):
 
 
 @njit(cache=True, inline="always")
-def _settlement_sum(rules, category, not_qualified, win, lose):
+def settlement_sum(rules, category, not_qualified, win, lose):
     return not_qualified * rules.not_qualified_pays[category] + win * rules.win_pays[category] - lose * rules.lose_pays
 
 
@@ -271,16 +272,16 @@ class _Scratch(NamedTuple):
 
 
 @njit(cache=True)
-def _new_scratch(n_ranks):
+def new_scratch(n_ranks):
     return _Scratch(np.empty(5, np.int64), np.empty(2, np.int64), np.empty(5, np.int64), np.empty(46, np.int64),
                     np.empty((46, 5), np.int64), np.empty(5, np.int64), np.empty(5, np.int64),
                     np.empty(n_ranks + 1, np.int32), np.empty(n_ranks + 1, np.int32), np.empty(5, np.bool_),
                     np.empty(5, np.int64),
-                    np.empty((5, 4, _CATEGORIES), np.int64))
+                    np.empty((5, 4, CATEGORIES), np.int64))
 
 
 @njit(cache=True)
-def _evaluate_purchases(hand, up, rules, tb, floor, w):
+def evaluate_purchases(hand, up, rules, tb, floor, w):
     """Every purchase for (``hand``, ``up``): discard ``hand[d]``, receive each of the 46 unseen cards.
 
     ``w.buy_value[d]``: sum over the card received and the dealer's 148,995 hidden hands of the
@@ -301,7 +302,7 @@ def _evaluate_purchases(hand, up, rules, tb, floor, w):
         size = _merge_subset(base, 1, hand, mask, merged)
         sign = 1 - 2 * (subset_size & 1)
         if size == 5:
-            histogram[_hand_rank(merged, tb)] += sign
+            histogram[hand_rank(merged, tb)] += sign
             continue
         index = tb.binom[merged[0], 1] + tb.binom[merged[1], 2] + tb.binom[merged[2], 3]
         if size == 3:
@@ -350,7 +351,7 @@ def _evaluate_purchases(hand, up, rules, tb, floor, w):
                 size += 1
             if not placed:
                 w.new_hand[4] = bought
-            w.new_ranks[n_bought, discard] = _hand_rank(w.new_hand, tb)
+            w.new_ranks[n_bought, discard] = hand_rank(w.new_hand, tb)
         base[0] = min(up, bought)
         base[1] = max(up, bought)
         g_low = tb.not_qualified2[_pair_index(base[0], base[1])]
@@ -411,19 +412,19 @@ def _evaluate_purchases(hand, up, rules, tb, floor, w):
             if rank >= qualify:
                 below = all_below[rank] - w.g_below[discard]
                 equal = all_below[rank + 1] - all_below[rank] - w.g_equal[discard]
-            nq, win, tie, lose = _outcomes(HIDDEN_AFTER_PURCHASE, not_qualified, below, equal, rank, qualify)
+            nq, win, tie, lose = outcome_counts(HIDDEN_AFTER_PURCHASE, not_qualified, below, equal, rank, qualify)
             category = tb.category[rank]
-            w.buy_value[discard] += _settlement_sum(rules, category, nq, win, lose)
-            w.buy_counts[discard, _NOT_QUALIFIED, category] += nq
-            w.buy_counts[discard, _WIN, category] += win
-            w.buy_counts[discard, _TIE, category] += tie
-            w.buy_counts[discard, _LOSE, category] += lose
+            w.buy_value[discard] += settlement_sum(rules, category, nq, win, lose)
+            w.buy_counts[discard, NOT_QUALIFIED, category] += nq
+            w.buy_counts[discard, WIN, category] += win
+            w.buy_counts[discard, TIE, category] += tie
+            w.buy_counts[discard, LOSE, category] += lose
 
 
 @njit(cache=True, inline="always")
-def _floor(allow_fold, allow_raise, raise_value):
+def decision_floor(allow_fold, allow_raise, raise_value):
     """The best value of the other actions allowed, in units of 1/UNIT: what a purchase must reach."""
-    floor = _NO_FLOOR
+    floor = NO_FLOOR
     if allow_fold:
         floor = -UNIT
     if allow_raise:
@@ -432,24 +433,24 @@ def _floor(allow_fold, allow_raise, raise_value):
 
 
 @njit(cache=True)
-def _choose(strategy, allow_fold, allow_raise, allow_buy, category, raise_value, candidate, buy_value, price):
+def choose(strategy, allow_fold, allow_raise, allow_buy, category, raise_value, candidate, buy_value, price):
     """The action taken; values in units of 1/UNIT, ``raise_value`` and ``buy_value`` without the price."""
     if strategy == _PAIR_PLUS:
-        return _RAISE if category >= 1 else _FOLD
+        return RAISE if category >= 1 else FOLD
     if strategy == _ALWAYS_RAISE:
-        return _RAISE
+        return RAISE
     # Ties go to the first of fold, raise, buy: the smaller wager.
     best = -1
     best_value = 0
     if allow_fold:
-        best, best_value = _FOLD, -UNIT
+        best, best_value = FOLD, -UNIT
     if allow_raise and (best < 0 or raise_value > best_value):
-        best, best_value = _RAISE, raise_value
+        best, best_value = RAISE, raise_value
     if allow_buy:
         for discard in range(5):
             value = buy_value[discard] - price * UNIT
             if candidate[discard] and (best < 0 or value > best_value):
-                best, best_value = _BUY + discard, value
+                best, best_value = BUY + discard, value
     return best
 
 
@@ -513,10 +514,10 @@ def _build_tables(rank5, binom, n_ranks, qualify):
     return hist1, cum2, not_qualified2, sorted3, fence3, not_qualified3, sorted4
 
 
-_TABLES: _Tables | None = None
+_TABLES: CountTables | None = None
 
 
-def _tables(say: Callable[[str], None] | None = None) -> _Tables:
+def count_tables(say: Callable[[str], None] | None = None) -> CountTables:
     """Built once per process (a few seconds after the rank table); ``say`` is told each step of a build."""
     global _TABLES
     if _TABLES is None:
@@ -528,6 +529,6 @@ def _tables(say: Callable[[str], None] | None = None) -> _Tables:
         rank5 = ranking.rank_by_colex
         n_ranks = len(ranking.strength_by_rank)
         qualify = ranking.rank_of_value(ACE_KING)
-        _TABLES = _Tables(rank5, np.ascontiguousarray(ranking.category_by_rank, dtype=np.int64), BINOMIAL,
+        _TABLES = CountTables(rank5, np.ascontiguousarray(ranking.category_by_rank, dtype=np.int64), BINOMIAL,
                           qualify, *_build_tables(rank5, BINOMIAL, n_ranks, qualify))
     return _TABLES

@@ -41,19 +41,11 @@ from typing import Any
 from gpiozero import LED, Button, Buzzer, Device, DigitalInputDevice
 from gpiozero.exc import GPIOZeroError
 
-# The settings live apart, without gpiozero; imported here too for the existing ``from .gpio import ...``.
 from controller.gpio_config import (
     BUTTON_KEYS,
-    DEVICE_KEYS,
-    INPUT_KEYS,
-    MAX_BOUNCE_TIME,
-    OUTPUT_KEYS,
-    PULLS,
-    SENSOR_KEYS,
     BuzzerConfig,
     GpioConfig,
     GpioConfigError,
-    InputConfig,
     TowerLightConfig,
     gpio_pin,
 )
@@ -76,11 +68,6 @@ EVENT_KINDS: tuple[str, ...] = tuple(k for pair in _EDGE_KINDS.values() for k in
 
 #: severities :meth:`TableSensors.alarm` accepts; "info" is accepted and drives nothing
 SEVERITIES = ("info", "warning", "critical")
-
-__all__ = ["BUTTON_KEYS", "DEVICE_KEYS", "EVENT_KINDS", "INPUT_KEYS", "MAX_BOUNCE_TIME", "OUTPUT_KEYS", "PULLS",
-           "SENSOR_KEYS", "SEVERITIES", "BuzzerConfig", "GpioConfig", "GpioConfigError", "InputConfig",
-           "TableSensors", "TowerLightConfig"]
-
 
 # --- the devices ----------------------------------------------------------------------------------------------------
 

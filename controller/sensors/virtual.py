@@ -22,7 +22,9 @@ from typing import Any
 import zmq
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
-from .gpio import INPUT_KEYS, InputConfig, TableSensors
+from controller.gpio_config import INPUT_KEYS, InputConfig
+
+from .gpio import TableSensors
 
 #: how long a debounced level may take to count before the request fails
 SETTLE_TIMEOUT_S = 10.0

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from training.data import read_manifest
-from training.photo.evaluate import _is_face, box_iou
+from training.photo.evaluate import box_iou, is_face
 from vision.common import MODELS
 
 
@@ -58,7 +58,7 @@ def box_sensitivity(manifest: Path, reader, jitter_px: int = 8, jitters: int = 6
         boxes, classes, _confidences = reader.detect(rgb)
         card_boxes = [b for b, c in zip(boxes, classes, strict=True) if c in (0, 1)]  # card_face, card_back
         for row_number, row in enumerate(rows):
-            if row.box is None or not _is_face(row.label) or row.label.endswith("?"):
+            if row.box is None or not is_face(row.label) or row.label.endswith("?"):
                 continue
             faces += 1
             best_iou, best = max(((box_iou(row.box, b), b) for b in card_boxes), key=lambda pair: pair[0],

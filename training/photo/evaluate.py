@@ -41,7 +41,7 @@ def box_iou(a, b) -> float:
     return inter / u if u > 0 else 0.0
 
 
-def _is_face(label: str) -> bool:
+def is_face(label: str) -> bool:
     return label in CARDS or (label.endswith("?") and split_card(label)[0] in {split_card(c)[0] for c in CARDS})
 
 
@@ -151,17 +151,17 @@ def evaluate_manifest(
         for gi, r in enumerate(boxed):
             p = preds[match[gi]] if gi in match else None
             got = p.label if p else None
-            if _is_face(r.label):
+            if is_face(r.label):
                 rank, suit = split_card(r.label)
                 c["faces"] += 1
                 c["faces_detected"] += p is not None
-                ok_rank = got is not None and _is_face(got) and split_card(got)[0] == rank
+                ok_rank = got is not None and is_face(got) and split_card(got)[0] == rank
                 ok = ok_rank if suit == "?" else got == r.label
                 c["faces_correct"] += ok
                 c["faces_rank_correct"] += ok_rank
                 if suit != "?":
                     c["faces_suit_known"] += 1
-                    c["faces_suit_correct"] += got is not None and _is_face(got) and split_card(got)[1] == suit
+                    c["faces_suit_correct"] += got is not None and is_face(got) and split_card(got)[1] == suit
                 if not ok:
                     errors.append({"image": name, "label": r.label, "got": got})
             elif r.label == "BACK":
@@ -181,9 +181,9 @@ def evaluate_manifest(
         if img_level:
             want = Counter(img_level)
             have = Counter(p.label for p in pcards)
-            have_rank = Counter(split_card(p.label)[0] for p in pcards if _is_face(p.label))
+            have_rank = Counter(split_card(p.label)[0] for p in pcards if is_face(p.label))
             for lab, n in want.items():
-                if _is_face(lab):
+                if is_face(lab):
                     rank, suit = split_card(lab)
                     c["faces"] += n
                     if suit == "?":

@@ -3,7 +3,7 @@
     python -m training.recipes.card_detector --dry-run
 
 Lineage: det2 from scratch (commit d6ca16b), det7 then det8 trained on from it (commit fc4a7c3), det10 trained on
-from det8 without the train photos' held-out scenes (commit 1b65a0f, committed now). Needs the train photos
+from det8 without the train photos' held-out scenes (commit 1b65a0f, the committed weights). Needs the train photos
 (``../shared/realcards/ScottJJosh-PokerSensei-train/``).
 """
 

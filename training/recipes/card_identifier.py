@@ -5,7 +5,7 @@
 Lineage: trained from scratch (commit d6ca16b), then trained on six times, each from the one before: 30 more epochs
 (fc4a7c3), crops cut by the photo's edge (0a3f5d3), crops averaged from the photo (bd863dd), slivers down to 20 % of
 the card (built in build/, never committed), its augmentation averaged (0e10b5c), 30 % of its crops cut (2f0cc7a,
-committed now). Needs the train photos (``../shared/realcards/ScottJJosh-PokerSensei-train/``).
+the committed weights). Needs the train photos (``../shared/realcards/ScottJJosh-PokerSensei-train/``).
 """
 
 from __future__ import annotations

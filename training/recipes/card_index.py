@@ -5,7 +5,7 @@ reader, also read by the photo reader.
 
 Lineage: a first reader on rendered corners (commit 5235ac9), trained on with the decks whose corner shows an index
 (commit b691780), then trained again from that reader with the train photos' corners, a quarter of the corners cut
-as by the photo's edge (commit 764e39a, the reader committed now). Needs the train photos
+as by the photo's edge (commit 764e39a, the committed weights). Needs the train photos
 (``../shared/realcards/ScottJJosh-PokerSensei-train/``) and Debian ``gnome-cards-data``.
 """
 
@@ -35,7 +35,7 @@ RECIPE = Recipe(
                " --decks index",
                f"{TRAIN} --data build/vision/render4-1000/index_crops.npz --init {{parent}} --max-lr 1.5e-3"
                " --minutes 35 --cut-share 0 --out {out}"),
-              "the same weights as commit 7ce95c1's, which older notes name"),
+              "the same weights as commit 7ce95c1's"),
         Stage("photo-cut", "2026-12-02", "764e39a",
               "trained again from the index-decks reader on rendered and photographed corners, a quarter cut as by"
               " the photo's edge; epoch 9 of 12 kept by its monitors",
