@@ -6,7 +6,7 @@ Run from the repository root::
     .venv/bin/python benchmarks/vision.py --json     # one JSON object
 
 For 1920x1080 and 3840x2160 frames of the same scenes (a scripted coup's busiest moments, the demo's deck, which no
-model trained on), it measures, in the same run:
+model trained on), it measures, in the same run and frame by frame in turn (both see the same load):
 
 - the pipeline: ``TableReader.read`` (per-seat rectified crops, ONNX detector in one batch, index reader, chip
   colours) — frames per second and per-frame latency (median, p90);
@@ -91,15 +91,21 @@ def _score(truth, found):
     return hits, totals, right, len(found) - len(used)
 
 
-def _measure(frames, run, repeat: int = 1) -> tuple[list[float], list]:
-    times, outputs = [], []
-    run(frames[0])  # warm-up
-    for _ in range(repeat):
-        for frame in frames:
+def _measure_alternately(frames, first, second) -> tuple[tuple[list[float], list], tuple[list[float], list]]:
+    """Each frame read by both, in turn (which goes first alternates from frame to frame), so that both see the
+    same load (measured one after the other, a change of load between the two halves moves their ratio). Returns
+    each one's times and outputs, in frame order."""
+    runs = (first, second)
+    times: tuple[list[float], list[float]] = ([], [])
+    outputs: tuple[list, list] = ([], [])
+    for run in runs:
+        run(frames[0])  # warm-up
+    for k, frame in enumerate(frames):
+        for i in ((0, 1) if k % 2 == 0 else (1, 0)):
             started = time.perf_counter()
-            outputs.append(run(frame))
-            times.append(time.perf_counter() - started)
-    return times, outputs
+            outputs[i].append(runs[i](frame))
+            times[i].append(time.perf_counter() - started)
+    return (times[0], outputs[0]), (times[1], outputs[1])
 
 
 def _figures(times: list[float], truths: list, found: list, labels: bool) -> dict[str, object]:
@@ -158,8 +164,8 @@ def _resolution(width: int, height: int, layout, scenes, steps, baseline_model) 
 
     # 1. the busiest scenes, each region read at every frame (change_threshold=-1): the worst case
     every_region = TableReader(layout, cal.table_to_image, change_threshold=-1)
-    pipeline_times, readings = _measure(frames, every_region.read)
-    baseline_times, found_baseline = _measure(frames, baseline)
+    (pipeline_times, readings), (baseline_times, found_baseline) = _measure_alternately(frames, every_region.read,
+                                                                                         baseline)
     busy = {"pipeline": _figures(pipeline_times, truths, [_pipeline_found(r) for r in readings], True),
             "baseline": _figures(baseline_times, truths, found_baseline, False)}
     busy["throughput_ratio"] = round(busy["pipeline"]["fps"] / busy["baseline"]["fps"], 2)
@@ -202,13 +208,15 @@ def main() -> int:
 
     from controller.felt.layout import load_layout
     from controller.sim.script import parse_script
-    from controller.sim.world import build_timeline
+    from controller.sim.world import SceneChange, build_timeline
     from vision.common import MODELS
 
     layout = load_layout()
     scenes = _scenes(args.scenes)
     timeline = build_timeline(parse_script(SCRIPT))
     steps = (timeline.opening + timeline.coups[0].steps)[:args.film_steps]
+    if not any(isinstance(step, SceneChange) for step in steps):
+        parser.error(f"--film-steps {args.film_steps}: those steps change nothing on the felt, so nothing is filmed")
     baseline_model = YOLO(str(MODELS / "table_detector.pt"), task="detect")
     out: dict[str, object] = {"scenes": len(scenes), "torch_threads": torch.get_num_threads(),
                               "onnxruntime": onnxruntime.__version__, "machine": platform.machine(),

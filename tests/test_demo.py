@@ -121,3 +121,27 @@ def test_virtual_pins_need_gpio_pins_in_the_configuration(tmp_path):
                              "--virtual-pins", f"ipc://{tmp_path}/pins.sock"], cwd=ROOT, capture_output=True,
                             text=True, timeout=60)
     assert result.returncode == 2 and "--virtual-pins needs [gpio.*]" in result.stderr
+
+
+@pytest.mark.parametrize(("dealer", "raised", "said"), [
+    ("Ac Qd Js 9h 8c", False, "pas de jeu"),  # every player folded: nothing announced, the dealer still does not play
+    ("Ac Qd Js 9h 8c", True, "Pas de jeu"),  # announced by the rules: said once
+    ("Ac Kd 4s 3h 2c", False, "jeu"),
+    ("Kc Kd 7h 5s 2h", True, "jeu · La banque gagne"),
+])
+def test_the_coup_line_says_whether_the_dealer_plays(dealer, raised, said) -> None:
+    from tables import rules_for
+
+    from controller.rules.cards import parse_cards
+    from controller.rules.settlement import SeatInput, settle
+    from controller.rules.summary import settlement_data
+    from controller.sim.demo import coup_line
+
+    hand = parse_cards("9c 9d 2h 5s Qc")
+    seat = SeatInput(seat=3, ante=1000, raise_amount=2000 if raised else 0, folded=not raised, bonus=0, jackpot=0,
+                     cards=hand, first_five=hand)
+    settlement = settlement_data(settle(rules_for("fr-2007"), [seat], parse_cards(dealer)))
+    line = coup_line(7, settlement)
+    assert line.startswith(f"coup 7: croupier {settlement['dealer_hand']} · {said} · banque ")
+    void = settlement_data(settle(rules_for("fr-2007"), [seat], None, coup_void=True))
+    assert " · Coup nul · " in coup_line(8, void) and "jeu" not in coup_line(8, void)

@@ -20,6 +20,7 @@ import webbrowser
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from statistics import median
+from typing import Any
 
 import zmq
 
@@ -142,10 +143,17 @@ def run_demo(coups: int | None, seed: int, profile_name: str, headless: bool, pa
 
 
 def _announce(report: Reporter, body: CoupSettled) -> None:
-    settlement = body.settlement
-    announced = " · ".join(settlement.get("announced", [])) or "jeu"  # type: ignore[arg-type]
-    report.plain(f"coup {body.coup}: croupier {settlement.get('dealer_hand') or '-'} · {announced} · "
-                 f"banque {format_money(int(settlement.get('house_net', 0)))} €")  # type: ignore[arg-type]
+    report.plain(coup_line(body.coup, body.settlement))
+
+
+def coup_line(coup: int, settlement: dict[str, Any]) -> str:
+    """A settled coup in one line: the dealer's hand, whether he plays (« jeu » / « pas de jeu », said even when
+    every player folded and the rules announce nothing), what the croupier announces, the bank's result."""
+    announced = list(settlement.get("announced", []))
+    if not settlement.get("void") and "no_game" not in settlement.get("announcements", []):
+        announced.insert(0, "jeu" if settlement.get("dealer_qualifies") else "pas de jeu")
+    return (f"coup {coup}: croupier {settlement.get('dealer_hand') or '-'} · {' · '.join(announced)} · "
+            f"banque {format_money(int(settlement.get('house_net', 0)))} €")
 
 
 _STEP_WORDS: dict[type, str] = {SceneChange: "a change on the felt", ButtonPress: "a button", ShoeDraw: "a card out "
