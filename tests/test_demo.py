@@ -145,3 +145,6 @@ def test_the_coup_line_says_whether_the_dealer_plays(dealer, raised, said) -> No
     assert line.startswith(f"coup 7: croupier {settlement['dealer_hand']} · {said} · banque ")
     void = settlement_data(settle(rules_for("fr-2007"), [seat], None, coup_void=True))
     assert " · Coup nul · " in coup_line(8, void) and "jeu" not in coup_line(8, void)
+    folded = SeatInput(seat=3, ante=1000, raise_amount=0, folded=True, bonus=0, jackpot=0, cards=hand, first_five=hand)
+    unseen = settlement_data(settle(rules_for("fr-2007"), [folded], None))  # all folded, the dealer's cards unseen
+    assert coup_line(9, unseen) == "coup 9: croupier - · banque 10.00 €"

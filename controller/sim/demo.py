@@ -148,12 +148,15 @@ def _announce(report: Reporter, body: CoupSettled) -> None:
 
 def coup_line(coup: int, settlement: dict[str, Any]) -> str:
     """A settled coup in one line: the dealer's hand, whether he plays (« jeu » / « pas de jeu », said even when
-    every player folded and the rules announce nothing), what the croupier announces, the bank's result."""
+    every player folded and the rules announce nothing; in French, as the demo's other lines), what the croupier
+    announces, the bank's result."""
     announced = list(settlement.get("announced", []))
-    if not settlement.get("void") and "no_game" not in settlement.get("announcements", []):
+    known = settlement.get("dealer_hand") is not None  # every player folded before the dealer's cards were seen
+    if known and not settlement.get("void") and "no_game" not in settlement.get("announcements", []):
         announced.insert(0, "jeu" if settlement.get("dealer_qualifies") else "pas de jeu")
-    return (f"coup {coup}: croupier {settlement.get('dealer_hand') or '-'} · {' · '.join(announced)} · "
-            f"banque {format_money(int(settlement.get('house_net', 0)))} €")
+    parts = [f"croupier {settlement.get('dealer_hand') or '-'}", *announced,
+             f"banque {format_money(int(settlement.get('house_net', 0)))} €"]
+    return f"coup {coup}: {' · '.join(parts)}"
 
 
 _STEP_WORDS: dict[type, str] = {SceneChange: "a change on the felt", ButtonPress: "a button", ShoeDraw: "a card out "
