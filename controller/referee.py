@@ -30,8 +30,9 @@ from .bus.schema import (
     ShoePresence,
 )
 from .rules.cards import parse_card
-from .rules.errors import CardError, HistoryError, RulesError
+from .rules.errors import ActionRefused, CardError, HistoryError, RulesError
 from .rules.flags import Flag
+from .rules.french import euros_fr
 from .rules.history import format_time, parse_operation
 from .rules.operations import (
     Box,
@@ -49,12 +50,34 @@ from .rules.operations import (
     Raise,
     Settle,
     ShoeCount,
+    refused_fr,
 )
 from .rules.profile import TableRules
 from .rules.summary import table_summary
 from .rules.table import Decision, Phase, Table
 
 log = logging.getLogger(__name__)
+
+#: How many refusals of the coup the state keeps, the latest last.
+KEPT_REFUSALS = 5
+
+
+@dataclass
+class Refusal:
+    """A refused action as the croupier's display shows it."""
+
+    #: the operation kind (``end-coup``), or what the event was when it stands for no operation (``keypad``)
+    kind: str
+    #: the refused action in French: « fin de coup refusée »
+    action_fr: str
+    reason: str
+    reason_fr: str
+    #: how many times the same action was refused for the same reason in this coup
+    count: int = 1
+
+
+def _refusal(kind: str, reason: str, reason_fr: str, action_fr: str | None = None) -> Refusal:
+    return Refusal(kind, action_fr or refused_fr(kind), reason, reason_fr)
 
 
 @dataclass
@@ -66,6 +89,8 @@ class Outcome:
     flags: list[Flag] = field(default_factory=list)
     #: why the coup, its dealer's hand shown, cannot be settled yet
     settlement_waits: str | None = None
+    #: the refusal or the settlement's wait, in English and in French
+    refusal: Refusal | None = None
 
 
 @dataclass
@@ -87,6 +112,9 @@ class Referee:
         self.jackpot_meter = jackpot_meter
         self._last_t = 0
         self._origin_ms: int | None = None
+        #: the refusals of the coup still standing, the latest last (see ``_remember``)
+        self.refusals: list[Refusal] = []
+        self._refusals_moment = (self.table.coup.number, self.table.phase)
 
     def _clock(self, envelope: Envelope) -> int:
         """The table clock: ms of wall time since the first event, never going back.
@@ -97,8 +125,8 @@ class Referee:
         self._last_t = max(self._last_t, wall_ms - self._origin_ms)
         return self._last_t
 
-    def operation_for(self, envelope: Envelope) -> Operation | str | None:
-        """The rules operation an event stands for; a string says why there is none."""
+    def operation_for(self, envelope: Envelope) -> Operation | Refusal | None:
+        """The rules operation an event stands for; a refusal says why there is none."""
         body, table = envelope.body, self.table
         t = self._clock(envelope)
         match body:
@@ -126,17 +154,20 @@ class Referee:
                 state = table.seats.get(seat)
                 if table.phase is Phase.DECISIONS and state is not None and state.decision is None and amount:
                     return Raise(t, seat, amount)
-                return "chips in the raise box are a raise only while the seat decides"
+                return _refusal("raise", "chips in the raise box are a raise only while the seat decides",
+                                f"jetons dans la case relance de la place {seat} hors de sa décision")
             case ChipsChanged(seat=seat, box=box, amount=amount):
                 return PlaceBet(t, seat, Box(box), amount)
             case ShoeCardDrawn(count=count):
-                return ShoeCount(t, count) if table.phase in (Phase.DEALING, Phase.DECISIONS,
-                                                                Phase.SHOWDOWN) else "shoe count outside a deal"
+                if table.phase in (Phase.DEALING, Phase.DECISIONS, Phase.SHOWDOWN):
+                    return ShoeCount(t, count)
+                return _refusal("shoe-count", "shoe count outside a deal", "compte du sabot hors d'une donne")
             case DealerOperation(line=line):
                 return parse_operation(f"{format_time(t)} {line}")
             case JackpotMeter(amount=amount):
                 if amount < 0:
-                    return f"a jackpot meter of {amount} cents"
+                    return _refusal("jackpot-meter", f"a jackpot meter of {amount} cents",
+                                    f"compteur du jackpot à {euros_fr(amount)}", "compteur du jackpot refusé")
                 self.jackpot_meter = amount
             case CameraStatus(online=online):
                 self.devices.camera_online = online
@@ -151,25 +182,31 @@ class Referee:
 
     def handle(self, envelope: Envelope) -> Outcome:
         try:
-            return self._handle(envelope)
+            outcome = self._handle(envelope)
         except Exception as error:  # a bug must not stop the table: the event stays recorded, the refusal says why
             log.exception("engine: internal error on %s", envelope)
-            return Outcome(refused=f"internal error: {type(error).__name__}: {error}")
+            name, reason = type(envelope.body).__name__, f"internal error: {type(error).__name__}: {error}"
+            outcome = Outcome(refused=reason, refusal=_refusal(name, reason, f"erreur interne ({type(error).__name__})",
+                                                               f"événement {name} refusé"))
+        self._remember(outcome)
+        return outcome
 
     def _handle(self, envelope: Envelope) -> Outcome:
         try:
             operation = self.operation_for(envelope)
         except (CardError, HistoryError, ValueError) as error:
-            return Outcome(refused=str(error))
+            return Outcome(refused=str(error), refusal=_unreadable(envelope, str(error)))
         if operation is None:
             return Outcome()
-        if isinstance(operation, str):
-            return Outcome(refused=operation)
+        if isinstance(operation, Refusal):
+            return Outcome(refused=operation.reason, refusal=operation)
         flags_before = len(self.table.flags)
         try:
             self.table.apply(operation)
         except RulesError as error:
-            return Outcome(operation, refused=str(error))
+            refused = self._settlement_wait(operation) or _as_refused(operation, error)
+            return Outcome(operation, refused=str(refused),
+                           refusal=_refusal(refused.action, refused.reason, refused.reason_fr))
         # Once the dealer's hand is shown and every card needed is known, the coup is settled.
         settle = Settle(operation.t, self.jackpot_meter)
         if self.table.phase is Phase.SHOWDOWN:
@@ -177,12 +214,68 @@ class Referee:
                 self.table.apply(settle)
                 operation = settle
             except RulesError as error:
-                return Outcome(operation, flags=self.table.flags[flags_before:], settlement_waits=str(error))
+                wait = _as_refused(settle, error)
+                return Outcome(operation, flags=self.table.flags[flags_before:], settlement_waits=str(wait),
+                               refusal=_refusal(wait.action, wait.reason, wait.reason_fr))
         return Outcome(operation, flags=self.table.flags[flags_before:])
+
+    def _settlement_wait(self, operation: Operation) -> ActionRefused | None:
+        """A payment or the coup's end refused while the showdown waits to be settled: the wait is the reason
+        the dealer needs (« carte achetée place 5 non vue »), not the phase."""
+        if self.table.phase is not Phase.SHOWDOWN or not isinstance(operation, PaymentDone | EndCoup):
+            return None
+        try:
+            self.table.verify(Settle(operation.t, self.jackpot_meter))
+        except ActionRefused as wait:
+            return ActionRefused(operation.kind, wait.reason, wait.reason_fr)
+        return None
+
+    def _remember(self, outcome: Outcome) -> None:
+        """Keep the coup's refusals for the display. One stands until the action it refused goes through or the
+        coup moves to its next phase: the camera's next reading, accepted a second later, must not wipe it
+        before the dealer has read it. The same refusal again counts on its entry; the settlement's wait is a
+        standing condition, said again after each event of the showdown, so it is kept once, not counted."""
+        moment = (self.table.coup.number, self.table.phase)
+        if moment != self._refusals_moment:
+            self.refusals, self._refusals_moment = [], moment
+        if outcome.operation is not None and outcome.refused is None:
+            self.refusals = [r for r in self.refusals if r.kind != outcome.operation.kind]
+        refusal = outcome.refusal
+        if refusal is None:
+            return
+        same = next((r for r in self.refusals if (r.kind, r.reason) == (refusal.kind, refusal.reason)), None)
+        if same is not None and outcome.settlement_waits is not None:
+            return
+        if same is not None:
+            self.refusals.remove(same)
+            refusal.count = same.count + 1
+        self.refusals = [*self.refusals, refusal][-KEPT_REFUSALS:]
 
     def state(self) -> dict[str, Any]:
         summary = table_summary(self.table)
         summary["devices"] = msgspec.to_builtins(self.devices)
         summary["raised_by"] = {str(n): s.decision.value for n, s in self.table.seats.items()
                                 if s.decision is Decision.RAISE}
+        summary["refusals"] = [msgspec.to_builtins(refusal) for refusal in self.refusals]
         return summary
+
+
+def _as_refused(operation: Operation, error: RulesError) -> ActionRefused:
+    """The rules core refuses with ``ActionRefused``; any other of its errors (a hand it cannot rank) still
+    refuses the operation, its reason in English only."""
+    if isinstance(error, ActionRefused):
+        return error
+    return ActionRefused(operation.kind, str(error), f"erreur des règles ({error})")
+
+
+def _unreadable(envelope: Envelope, reason: str) -> Refusal:
+    """An event that names no card or no operation: what was unreadable, in French."""
+    match envelope.body:
+        case CardPlaced(card=text):
+            return _refusal("deal", reason, f"carte « {text} » inconnue")
+        case CardIdentified(card=text):
+            return _refusal("identify", reason, f"carte « {text} » inconnue")
+        case DealerOperation(line=line):
+            return _refusal("keypad", reason, f"ligne illisible : « {line} »", "saisie du croupier refusée")
+    name = type(envelope.body).__name__
+    return _refusal(name, reason, "événement illisible", f"événement {name} refusé")

@@ -6,9 +6,11 @@ import pytest
 from busutil import simulated
 from tables import rules_for
 
-from controller.bus.schema import ButtonPressed, CardPlaced, ChipsChanged, DealerOperation, Envelope
+from controller.bus.schema import ButtonPressed, CardIdentified, CardPlaced, ChipsChanged, DealerOperation, Envelope
 from controller.referee import Referee
 from controller.rules.operations import DEALER
+from controller.rules.profile import TableRules
+from controller.rules.table import Phase
 
 
 @pytest.mark.parametrize("profile, options", [("fr-2007", {"bonus": True, "card_purchase": True}),
@@ -38,6 +40,13 @@ def test_a_bad_event_is_refused_with_its_reason_and_changes_nothing():
     outcome = referee.handle(_envelope(4, ChipsChanged(2, "raise", 2000)))
     assert outcome.refused == "chips in the raise box are a raise only while the seat decides"
     assert referee.table.log == []
+    # What the croupier's display says, the latest last.
+    assert [(r["action_fr"], r["reason_fr"]) for r in referee.state()["refusals"]] == [
+        ("carte donnée refusée", "carte « Zz » inconnue"),
+        ("fin de donne refusée", "la table est en phase « table fermée », pas « donne »"),
+        ("saisie du croupier refusée", "ligne illisible : « fold seat=banana »"),
+        ("relance refusée", "jetons dans la case relance de la place 2 hors de sa décision"),
+    ]
 
 
 def test_the_table_clock_never_goes_back_even_if_events_do():
@@ -75,3 +84,65 @@ def test_a_hand_holding_a_card_twice_is_refused_settlement_not_crashed():
     assert voided.refused is None
     referee.handle(_envelope(len(events) + 2, DealerOperation("settle jackpot_meter=0.00"), ms=99_001))
     assert referee.table.settlement is not None and referee.table.settlement.void
+
+
+def _bought_card_unseen() -> tuple[TableRules, list[Envelope]]:
+    """Seat 1 raises and buys a card that the camera sees placed but never reads; seat 3 folds."""
+    from tables import dealt_table
+
+    from controller.sim.events import bus_events
+
+    rules = rules_for("fr-2007", card_purchase=True)
+    table = dealt_table(rules, {1: "As Ad 7c 8h 9s", 3: "2c 3d 9h Jc Qs", DEALER: "Ac Kc 4d 5d 6s"})
+    t = table.log[-1].t
+    table.raise_(t + 1, 1, 2000)
+    table.buy_card(t + 2, 1, 4, 1000)
+    table.fold(t + 3, 3)
+    table.deal_bought_card(t + 4, 1, None)
+    bodies = [body for _ms, _topic, body in bus_events(table.log)] + [DealerOperation("show-dealer")]
+    return rules, [_envelope(seq, body) for seq, body in enumerate(bodies, start=1)]
+
+
+def test_the_display_learns_why_the_coup_cannot_end_and_how_often_it_was_asked():
+    """The dealer presses « paiement terminé » twice while the coup waits for a bought card the camera never read:
+    the refusal says so in French, counted; once the card is read the coup is settled and the refusals go."""
+    rules, envelopes = _bought_card_unseen()
+    referee = Referee(rules)
+    outcomes = [referee.handle(envelope) for envelope in envelopes]
+    assert outcomes[-1].settlement_waits == "settle refused: seat 1's bought card has not been seen"
+    seq = len(envelopes)
+    for press in (1, 2):
+        outcome = referee.handle(_envelope(seq + press, ButtonPressed("payment_done")))
+        assert outcome.refused == "end-coup refused: seat 1's bought card has not been seen"
+    refusals = [(r["kind"], r["action_fr"], r["reason_fr"], r["count"]) for r in referee.state()["refusals"]]
+    assert refusals == [("settle", "règlement du coup refusé", "carte achetée place 1 non vue", 1),
+                        ("end-coup", "fin de coup refusée", "carte achetée place 1 non vue", 2)]
+    # The showdown's next accepted event tries the settlement again: its wait is not counted again.
+    referee.handle(_envelope(seq + 3, CardIdentified(1, 0, "As")))
+    assert [r["count"] for r in referee.state()["refusals"]] == [1, 2]
+    referee.handle(_envelope(seq + 4, CardIdentified(1, 4, "Qh")))
+    assert referee.table.phase is Phase.PAYING
+    assert referee.state()["refusals"] == []
+
+
+def test_a_refusal_stands_until_its_action_goes_through(tmp_path):
+    """An unrelated accepted event leaves it; the same action accepted removes it; so does the next phase. A late
+    joiner gets the same list: the engine's state after replaying its store carries it."""
+    from webutil import recorded_store, table_config
+
+    config = table_config(tmp_path)
+    deck = ",".join(f"{r}{s}" for r in "23456789TJQKA" for s in "cdhs")
+    bodies = [DealerOperation(f"open-session cards={deck}"), DealerOperation("sit seat=1"),
+              ButtonPressed("no_more_bets"), DealerOperation("sit seat=9"), ChipsChanged(1, "ante", 1000)]
+    envelopes = [("dealer.keypad", _envelope(seq, body)) for seq, body in enumerate(bodies, start=1)]
+    referee = Referee(config.rules)
+    for _topic, envelope in envelopes:
+        referee.handle(envelope)
+    assert [(r["kind"], r["reason_fr"]) for r in referee.state()["refusals"]] == [
+        ("no-more-bets", "aucune place occupée n'a d'ante"),
+        ("sit", "la place 9 n'est pas une place de la table (1 à 7)")]
+    assert recorded_store(config, envelopes)["refusals"] == referee.state()["refusals"]
+    referee.handle(_envelope(6, DealerOperation("sit seat=2")))
+    assert [r.kind for r in referee.refusals] == ["no-more-bets"]
+    referee.handle(_envelope(7, ButtonPressed("no_more_bets")))
+    assert referee.table.phase is Phase.DEALING and referee.refusals == []

@@ -14,6 +14,7 @@ from controller.rules.errors import ActionRefused
 from controller.rules.flags import FlagKind
 from controller.rules.operations import (
     DEALER,
+    OPERATION_TYPES,
     Box,
     BuyCard,
     DealCard,
@@ -24,6 +25,7 @@ from controller.rules.operations import (
     PlaceBet,
     PlayerLooks,
     Raise,
+    refused_fr,
 )
 from controller.rules.summary import table_summary
 from controller.rules.table import Phase, Table
@@ -45,23 +47,59 @@ def test_every_action_has_a_check_a_question_and_the_action():
     assert table.log[-1] is op and table.phase is Phase.DEALING
 
 
-@pytest.mark.parametrize("make, reason", [
-    (lambda t: t.fold(T, 9), "seat 9 is not one of the table's seats 1..7"),
-    (lambda t: t.deal_card(T, 1, None), "the table is in phase 'decisions', not dealing"),
-    (lambda t: t.fold(T, 2), "seat 2 has no hand in this coup"),
-    (lambda t: t.buy_card(T, 3, 0, 1000), "seat 3 has not raised"),
-    (lambda t: t.show_dealer_hand(T), "seat 1 has not decided"),
-    (lambda t: t.end_coup(T), "not paying"),
-    (lambda t: t.identify_card(T, 1, 5, parse_card("2h")), "position 1 holds 5 cards, no card 6"),
-    (lambda t: t.identify_card(T, 1, 0, parse_card("2h")), "card 1 of position 1 is already known as As"),
-    (lambda t: t.open_session(T, full_deck()), "not closed or betting"),
+@pytest.mark.parametrize("make, reason, reason_fr", [
+    (lambda t: t.fold(T, 9), "seat 9 is not one of the table's seats 1..7",
+     "la place 9 n'est pas une place de la table (1 à 7)"),
+    (lambda t: t.deal_card(T, 1, None), "the table is in phase 'decisions', not dealing",
+     "la table est en phase « décisions », pas « donne »"),
+    (lambda t: t.fold(T, 2), "seat 2 has no hand in this coup", "la place 2 n'a pas de main dans ce coup"),
+    (lambda t: t.buy_card(T, 3, 0, 1000), "seat 3 has not raised", "la place 3 n'a pas relancé"),
+    (lambda t: t.show_dealer_hand(T), "seat 1 has not decided", "la place 1 n'a pas décidé"),
+    (lambda t: t.end_coup(T), "not paying", "pas « paiements »"),
+    (lambda t: t.identify_card(T, 1, 5, parse_card("2h")), "position 1 holds 5 cards, no card 6",
+     "place 1 : 5 cartes, pas de carte 6"),
+    (lambda t: t.identify_card(T, 1, 0, parse_card("2h")), "card 1 of position 1 is already known as As",
+     "la carte 1 (place 1) est déjà connue : As"),
+    (lambda t: t.open_session(T, full_deck()), "not closed or betting", "pas « table fermée » ou « mises »"),
+    (lambda t: t.raise_(T, 1, -5), "a raise of -5 cents", "relance de −0,05 €"),
 ])
-def test_refusals_say_why(make, reason):
+def test_refusals_say_why_in_english_and_in_french(make, reason, reason_fr):
     table = dealt_table(rules_for(card_purchase=True), HANDS)
     before = (list(table.log), list(table.flags))
-    with pytest.raises(ActionRefused, match=reason.replace("(", r"\(").replace(")", r"\)")):
+    with pytest.raises(ActionRefused, match=reason.replace("(", r"\(").replace(")", r"\)")) as caught:
         make(table)
+    assert reason_fr in caught.value.reason_fr
     assert (table.log, table.flags) == before, "a refused action changes nothing"
+
+
+def test_the_refused_action_is_named_in_french_agreeing_with_it():
+    assert refused_fr("end-coup") == "fin de coup refusée"
+    assert refused_fr("shuffle") == "mélange refusé"
+    assert all(refused_fr(kind).endswith(("refusé", "refusée")) and not refused_fr(kind).startswith(kind)
+               for kind in OPERATION_TYPES)
+
+
+def test_a_flag_says_in_french_what_happened_with_its_amounts_and_what_to_do():
+    table = dealt_table(rules_for(), HANDS)
+    table.raise_(T, 1, 3000)
+    (flag,) = table.coup_flags()
+    assert flag.kind is FlagKind.RAISE_NOT_TWICE_ANTE
+    assert flag.detail_fr == ("relance de 30,00 € ; la règle est exactement 2 fois l'ante, 20,00 € ; "
+                              "réglée au montant de la règle, l'excédent rendu")
+    assert flag.kind.instruction_fr == "Régler la relance comme indiqué ; appeler le chef de table"
+    assert all(kind.instruction_fr and kind.instruction_en for kind in FlagKind)
+
+
+def test_a_bought_card_the_camera_never_read_is_what_the_settlement_waits_for():
+    table = dealt_table(rules_for(card_purchase=True), HANDS)
+    table.raise_(T, 1, 2000)
+    table.buy_card(T, 1, 4, 1000)
+    table.fold(T, 3)
+    table.deal_bought_card(T, 1, None)
+    table.show_dealer_hand(T)
+    with pytest.raises(ActionRefused, match="seat 1's bought card has not been seen") as caught:
+        table.settle(T)
+    assert caught.value.reason_fr == "carte achetée place 1 non vue"
 
 
 def test_time_never_goes_backwards():

@@ -236,3 +236,32 @@ def test_the_live_table_retries_until_the_engine_answers_then_follows_it():
         assert view["state"]["seats"]["1"] == {"card_count": 1}
     finally:
         live.stop()
+
+
+def test_the_kiosk_names_no_card_in_the_flags_and_the_refusals():
+    """Seat 1's fourth card read as the ace of spades it already holds: the flag and the settlement's wait name
+    it, for the review; the display, not behind a login, gets them without it."""
+    from tables import dealt_table, rules_for
+
+    from controller.bus.schema import DealerOperation, Envelope
+    from controller.referee import Referee
+    from controller.rules.operations import DEALER
+    from controller.sim.events import bus_events
+    from controller.web.live import public_state
+
+    rules = rules_for("fr-1959")
+    table = dealt_table(rules, {1: "As Kd 7h As 2c", DEALER: "Ac Kc 4d 5d 6s"})
+    table.raise_(table.log[-1].t + 1, 1, 2000)
+    bodies = [body for _ms, _topic, body in bus_events(table.log)] + [DealerOperation("show-dealer")]
+    referee = Referee(rules)
+    for seq, body in enumerate(bodies, start=1):
+        referee.handle(Envelope("test", seq, seq * 1_000_000, seq * 1_000_000, body))
+    state = referee.state()
+    (flag,) = state["flags"]
+    assert flag["detail_fr"] == "As vue une deuxième fois dans ce coup (place 1)"
+    shown = public_state(state)
+    (flag,), (wait,) = shown["flags"], shown["refusals"]
+    assert (flag["detail"], flag["detail_fr"]) == ("▮ seen a second time in this coup (at seat 1)",
+                                                   "▮ vue une deuxième fois dans ce coup (place 1)")
+    assert wait["reason_fr"] == "place 1 : ▮ en double (carte étrangère) : corriger la carte ou déclarer le coup nul"
+    assert "As" not in json.dumps(shown["refusals"]) and state["refusals"][0]["reason"].startswith("seat 1 holds As")

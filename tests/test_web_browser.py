@@ -141,11 +141,13 @@ def test_the_croupier_display_follows_a_coup(stack):
     expect(rows).to_have_count(len(settlement["paying_order"]))
     assert [int(s) for s in rows.evaluate_all("rows => rows.map(r => r.dataset.seat)")] == settlement["paying_order"]
     first_owed = next(p["seat"] for p in settlement["payouts"] if p["outcome"] == "win")
-    expect(page.locator(f'.payouts li.paid[data-seat="{first_owed}"]')).to_contain_text("payé ✓")
+    expect(page.locator(f'.payouts li.paid[data-seat="{first_owed}"] .state')).to_have_text("✓")
     for index, seat_number in enumerate(settlement["paying_order"]):
-        net = sum(p["net"] for p in settlement["payouts"] if p["seat"] == seat_number)
+        nets = [p["net"] for p in settlement["payouts"] if p["seat"] == seat_number]
+        pay, collect = sum(n for n in nets if n > 0), -sum(n for n in nets if n < 0)
         expect(rows.nth(index)).to_contain_text(f"Place {seat_number}")
-        expect(rows.nth(index).locator(".net")).to_have_text(euros_fr(net))
+        expect(rows.nth(index).locator(".pay")).to_have_text(euros_fr(pay)[1:] if pay else "—")
+        expect(rows.nth(index).locator(".collect")).to_have_text(euros_fr(-collect)[1:] if collect else "—")
     for seat_number, hand in settlement["hands"].items():
         expect(page.locator(f'.seat[data-seat="{seat_number}"] .hand')).to_have_text(hand)
     for number in range(1, 8):
@@ -196,12 +198,12 @@ def test_the_display_shows_the_announcements_in_french_and_in_english(stack):
     (bonus,) = [p for p in settlement["payouts"] if p["line"] == "bonus"]
     seat = page.locator(f'.seat[data-seat="{bonus["seat"]}"]')
     expect(seat.locator(".hand")).to_have_text("Couleur")
-    expect(seat.locator(".result", has_text="Bonus")).to_contain_text(f"Bonus gagne{euros_fr(bonus['net'])}")
+    expect(seat.locator(".result", has_text="Bonus")).to_have_text(f"Bonus{euros_fr(bonus['net'])}")
     in_both("Bonus payé", "Bonus paid")
     page.screenshot(path=str(ARTIFACTS / "display-bonus-paid-1280x800.png"))
     language.click()
     expect(seat.locator(".hand")).to_have_text("Flush")
-    expect(seat.locator(".result", has_text="Bonus")).to_contain_text("Bonus wins")
+    expect(seat.locator(".result", has_text="Bonus")).to_contain_text("Bonus+€")
     expect(page.locator('.seat[data-seat="2"]')).to_contain_text("0 cards")  # English plural, French « 0 carte »
     page.screenshot(path=str(ARTIFACTS / "display-bonus-paid-en-1280x800.png"))
     language.click()

@@ -23,11 +23,13 @@ class ProfileError(RulesError, TomlError):
 
 
 class ActionRefused(RulesError, ValueError):
-    """An action that the coup's state does not allow. The reason says why."""
+    """An action that the coup's state does not allow. The reason says why, in English (the logs, the
+    history's tools) and in French (the croupier's display)."""
 
-    def __init__(self, action: str, reason: str) -> None:
+    def __init__(self, action: str, reason: str, reason_fr: str) -> None:
         self.action = action
         self.reason = reason
+        self.reason_fr = reason_fr
         super().__init__(f"{action} refused: {reason}")
 
 

@@ -53,6 +53,15 @@ class FlagKind(enum.Enum):
     def label_en(self) -> str:
         return self.value.replace("_", " ")
 
+    @property
+    def instruction_fr(self) -> str:
+        """What the dealer does now, as the croupier's display says it."""
+        return _INSTRUCTIONS[self][0]
+
+    @property
+    def instruction_en(self) -> str:
+        return _INSTRUCTIONS[self][1]
+
 
 _LABELS_FR = {
     FlagKind.DECK_NOT_VERIFIED: "Jeu non vérifié",
@@ -84,6 +93,51 @@ _LABELS_FR = {
     FlagKind.SHOE_COUNT_MISMATCH: "Compte du sabot différent des cartes vues",
 }
 
+#: What the dealer does when the flag is raised, in French and in English.
+_INSTRUCTIONS = {
+    FlagKind.DECK_NOT_VERIFIED: ("Compter et vérifier le jeu ; appeler le chef de table",
+                                 "Count and check the deck; call the table chief"),
+    FlagKind.SHUFFLE_INCOMPLETE: ("Prévenir le chef de table ; au prochain coup, 5 mélanges et 2 coupes",
+                                  "Tell the table chief; next coup, 5 shuffles and 2 cuts"),
+    FlagKind.CUT_OUT_OF_ORDER: ("Poursuivre ; au prochain coup, présenter la coupe dans l'ordre",
+                                "Go on; next coup, offer the cut in turn"),
+    FlagKind.DEAL_WITHOUT_CUT: ("Arrêter la donne ; appeler le chef de table",
+                                "Stop the deal; call the table chief"),
+    FlagKind.CARD_OUT_OF_TURN: ("Vérifier le compte des cartes de chaque main", "Check every hand's card count"),
+    FlagKind.DEALER_OUT_OF_TURN: ("Vérifier le compte des cartes de chaque main", "Check every hand's card count"),
+    FlagKind.CARD_EXPOSED: ("Retourner la carte, poursuivre la donne", "Turn the card over, go on dealing"),
+    FlagKind.DEALER_FIFTH_NOT_SHOWN: ("Retourner la cinquième carte du croupier", "Turn the dealer's fifth card up"),
+    FlagKind.WRONG_CARD_COUNT: ("Coup nul : rendre les mises ; appeler le chef de table",
+                                "Coup void: return the bets; call the table chief"),
+    FlagKind.LOOKED_BEFORE_END_OF_DEAL: ("Main nulle : ramasser ses cartes ; appeler le chef de table",
+                                         "Hand void: collect its cards; call the table chief"),
+    FlagKind.BET_AFTER_NO_MORE_BETS: ("Remettre la mise d'avant « rien ne va plus » ; appeler le chef de table",
+                                      "Put the bet back as it was at « no more bets »; call the table chief"),
+    FlagKind.BET_ON_VACANT_SEAT: ("Faire retirer la mise de l'emplacement vacant",
+                                  "Have the bet taken off the vacant seat"),
+    FlagKind.BET_OUTSIDE_LIMITS: ("Faire ajuster la mise aux limites de la table",
+                                  "Have the bet brought within the table's limits"),
+    FlagKind.SIDE_BET_NOT_OFFERED: ("Rendre la mise annexe au joueur", "Return the side bet to the player"),
+    FlagKind.SIDE_BET_WITHOUT_ANTE: ("Rendre la mise annexe au joueur", "Return the side bet to the player"),
+    FlagKind.TOO_MANY_PLAYERS: ("Appeler le chef de table", "Call the table chief"),
+    FlagKind.RAISE_NOT_TWICE_ANTE: ("Régler la relance comme indiqué ; appeler le chef de table",
+                                    "Settle the raise as stated; call the table chief"),
+    FlagKind.PURCHASE_PRICE_WRONG: ("Faire ajuster le prix à l'ante ; appeler le chef de table",
+                                    "Have the price set to the ante; call the table chief"),
+    FlagKind.BONUS_STAKE_WRONG: ("Rendre la mise du bonus au joueur", "Return the bonus stake to the player"),
+    FlagKind.JACKPOT_STAKE_WRONG: ("Rendre la mise du jackpot au joueur", "Return the jackpot stake to the player"),
+    FlagKind.DUPLICATE_CARD: ("Arrêter le coup ; appeler le chef de table", "Stop the coup; call the table chief"),
+    FlagKind.BONUS_KEPT_AFTER_PURCHASE: ("Ramasser la mise du bonus de la place", "Collect the seat's bonus stake"),
+    FlagKind.PURCHASE_OUT_OF_ORDER: ("Poursuivre ; donner les cartes achetées dans l'ordre",
+                                     "Go on; deal the bought cards in order"),
+    FlagKind.PAID_OUT_OF_ORDER: ("Poursuivre ; payer dans l'ordre, depuis la droite du croupier",
+                                 "Go on; pay in order, from the dealer's right"),
+    FlagKind.DECISION_TIMEOUT: ("Appliquer la décision indiquée", "Apply the decision shown"),
+    FlagKind.COUP_DECLARED_VOID: ("Rendre les mises, ramasser les cartes", "Return the bets, collect the cards"),
+    FlagKind.SHOE_COUNT_MISMATCH: ("Compter les cartes sur le tapis ; appeler le chef de table",
+                                   "Count the cards on the felt; call the table chief"),
+}
+
 
 @dataclass(frozen=True, slots=True)
 class Flag:
@@ -94,3 +148,5 @@ class Flag:
     #: index in the table's log of the operation that raised it
     op_index: int
     detail: str
+    #: the detail as the croupier's display says it, amounts in euros
+    detail_fr: str

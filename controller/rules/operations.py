@@ -210,3 +210,36 @@ OPERATION_TYPES: dict[str, type[Operation]] = {
     "end-coup": EndCoup,
 }
 _KIND_BY_TYPE = {op_type: kind for kind, op_type in OPERATION_TYPES.items()}
+
+#: Each kind's French name, and whether it is feminine (« fin de coup refusée », « mélange refusé »).
+_NAMES_FR: dict[str, tuple[str, bool]] = {
+    "open-session": ("ouverture de la session", True),
+    "sit": ("arrivée d'un joueur", True),
+    "stand": ("départ d'un joueur", False),
+    "bet": ("mise", True),
+    "no-more-bets": ("« rien ne va plus »", False),
+    "shuffle": ("mélange", False),
+    "cut": ("coupe", True),
+    "deal": ("carte donnée", True),
+    "identify": ("identification de carte", True),
+    "expose": ("carte exposée", True),
+    "look": ("regard du joueur", False),
+    "end-deal": ("fin de donne", True),
+    "fold": ("passe", True),
+    "raise": ("relance", True),
+    "buy": ("achat de carte", False),
+    "deal-bought": ("carte achetée donnée", True),
+    "timeout": ("fin du temps de décision", True),
+    "show-dealer": ("abattage du croupier", False),
+    "settle": ("règlement du coup", False),
+    "paid": ("paiement terminé", False),
+    "shoe-count": ("compte du sabot", False),
+    "void": ("coup nul", False),
+    "end-coup": ("fin de coup", True),
+}
+
+
+def refused_fr(kind: str) -> str:
+    """« fin de coup refusée »: the kind's French name with « refusé » agreeing with it (an unknown kind as it is)."""
+    name, feminine = _NAMES_FR.get(kind, (kind, False))
+    return f"{name} {'refusée' if feminine else 'refusé'}"

@@ -23,6 +23,9 @@ def flag_data(flag: Flag) -> dict[str, Any]:
         "seat": flag.seat,
         "op_index": flag.op_index,
         "detail": flag.detail,
+        "detail_fr": flag.detail_fr,
+        "instruction_fr": flag.kind.instruction_fr,
+        "instruction_en": flag.kind.instruction_en,
     }
 
 

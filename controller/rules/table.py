@@ -22,6 +22,7 @@ from typing import TypeVar
 from .cards import Card
 from .errors import ActionRefused
 from .flags import Flag, FlagKind, Severity
+from .french import euros_fr, seats_fr, who_fr
 from .operations import (
     DEALER,
     Box,
@@ -70,6 +71,14 @@ class Phase(enum.Enum):
     DECISIONS = "decisions"
     SHOWDOWN = "showdown"  # the dealer's hand is shown
     PAYING = "paying"  # settled; payments being made
+
+    @property
+    def label_fr(self) -> str:
+        return _PHASES_FR[self]
+
+
+_PHASES_FR = {Phase.CLOSED: "table fermée", Phase.BETTING: "mises", Phase.DEALING: "donne",
+              Phase.DECISIONS: "décisions", Phase.SHOWDOWN: "abattage", Phase.PAYING: "paiements"}
 
 
 class Decision(enum.Enum):
@@ -187,11 +196,12 @@ class Table:
         """Raise ``ActionRefused`` with the reason if ``op`` cannot be applied now."""
         handlers = self._handlers.get(type(op))
         if handlers is None:
-            raise ActionRefused(type(op).__name__, "not an operation of the table")
+            raise ActionRefused(type(op).__name__, "not an operation of the table", "opération inconnue de la table")
         if op.t < 0:
-            raise ActionRefused(op.kind, f"time {op.t} ms is negative")
+            raise ActionRefused(op.kind, f"time {op.t} ms is negative", f"heure {op.t} ms négative")
         if self.log and op.t < self.log[-1].t:
-            raise ActionRefused(op.kind, f"time {op.t} ms is before the last operation's {self.log[-1].t} ms")
+            raise ActionRefused(op.kind, f"time {op.t} ms is before the last operation's {self.log[-1].t} ms",
+                                f"heure {op.t} ms antérieure à la dernière opération ({self.log[-1].t} ms)")
         handlers[0](op)
 
     def can(self, op: Operation) -> bool:
@@ -324,26 +334,30 @@ class Table:
     def _cards_dealt(self) -> bool:
         return bool(self.coup.dealer.cards) or any(seat.hand.cards for seat in self.seats.values())
 
-    def _flag(self, kind: FlagKind, severity: Severity, seat: int | None, detail: str) -> None:
-        self.flags.append(Flag(kind, severity, seat, len(self.log) - 1, detail))
+    def _flag(self, kind: FlagKind, severity: Severity, seat: int | None, detail: str, detail_fr: str) -> None:
+        self.flags.append(Flag(kind, severity, seat, len(self.log) - 1, detail, detail_fr))
 
-    def _refuse_unless(self, condition: bool, op: Operation, reason: str) -> None:
+    def _refuse_unless(self, condition: bool, op: Operation, reason: str, reason_fr: str) -> None:
         if not condition:
-            raise ActionRefused(op.kind, reason)
+            raise ActionRefused(op.kind, reason, reason_fr)
 
     def _require_phase(self, op: Operation, *phases: Phase) -> None:
         if self.phase not in phases:
             wanted = " or ".join(phase.value for phase in phases)
-            raise ActionRefused(op.kind, f"the table is in phase '{self.phase.value}', not {wanted}")
+            wanted_fr = " ou ".join(f"« {phase.label_fr} »" for phase in phases)
+            raise ActionRefused(op.kind, f"the table is in phase '{self.phase.value}', not {wanted}",
+                                f"la table est en phase « {self.phase.label_fr} », pas {wanted_fr}")
 
     def _require_seat(self, op: Operation, seat: int) -> SeatState:
         if seat not in self.seats:
-            raise ActionRefused(op.kind, f"seat {seat} is not one of the table's seats 1..{len(self.seats)}")
+            raise ActionRefused(op.kind, f"seat {seat} is not one of the table's seats 1..{len(self.seats)}",
+                                f"la place {seat} n'est pas une place de la table (1 à {len(self.seats)})")
         return self.seats[seat]
 
     def _require_player(self, op: Operation, seat: int) -> SeatState:
         state = self._require_seat(op, seat)
-        self._refuse_unless(state.in_play, op, f"seat {seat} has no hand in this coup")
+        self._refuse_unless(state.in_play, op, f"seat {seat} has no hand in this coup",
+                            f"la place {seat} n'a pas de main dans ce coup")
         return state
 
     def _require_position(self, op: Operation, position: int) -> Hand:
@@ -357,7 +371,8 @@ class Table:
             return
         if card in self.coup.seen:
             self._flag(FlagKind.DUPLICATE_CARD, Severity.CRITICAL, position,
-                       f"{card} seen a second time in this coup (at {who(position)})")
+                       f"{card} seen a second time in this coup (at {who(position)})",
+                       f"{card} vue une deuxième fois dans ce coup ({who_fr(position)})")
         self.coup.seen.add(card)
 
     # --- session and seats --------------------------------------------------------
@@ -374,6 +389,8 @@ class Table:
                 op.kind,
                 f"the deck counts {len(op.cards)} cards, {len(distinct)} distinct; "
                 f"missing: {' '.join(missing) or 'none'}; twice: {' '.join(doubled) or 'none'}",
+                f"le jeu compte {len(op.cards)} cartes dont {len(distinct)} différentes ; "
+                f"manquent : {' '.join(missing) or 'aucune'} ; en double : {' '.join(doubled) or 'aucune'}",
             )
 
     def _open_session(self, op: OpenSession) -> None:
@@ -382,15 +399,17 @@ class Table:
     def _verify_sit_down(self, op: SitDown) -> None:
         self._require_phase(op, Phase.CLOSED, Phase.BETTING)
         seat = self._require_seat(op, op.seat)
-        self._refuse_unless(not seat.occupied, op, f"seat {op.seat} is already taken")
+        self._refuse_unless(not seat.occupied, op, f"seat {op.seat} is already taken",
+                            f"la place {op.seat} est déjà prise")
 
     def _sit_down(self, op: SitDown) -> None:
         self.seats[op.seat].occupied = True
 
     def _verify_stand_up(self, op: StandUp) -> None:
         seat = self._require_seat(op, op.seat)
-        self._refuse_unless(seat.occupied, op, f"seat {op.seat} is vacant")
-        self._refuse_unless(not seat.in_play, op, f"seat {op.seat} has a hand in play")
+        self._refuse_unless(seat.occupied, op, f"seat {op.seat} is vacant", f"la place {op.seat} est libre")
+        self._refuse_unless(not seat.in_play, op, f"seat {op.seat} has a hand in play",
+                            f"la place {op.seat} a une main en jeu")
 
     def _stand_up(self, op: StandUp) -> None:
         self.seats[op.seat].occupied = False
@@ -400,7 +419,8 @@ class Table:
     def _verify_place_bet(self, op: PlaceBet) -> None:
         self._require_phase(op, Phase.BETTING, Phase.DEALING, Phase.DECISIONS, Phase.SHOWDOWN, Phase.PAYING)
         self._require_seat(op, op.seat)
-        self._refuse_unless(op.amount >= 0, op, f"a bet of {op.amount} cents is negative")
+        self._refuse_unless(op.amount >= 0, op, f"a bet of {op.amount} cents is negative",
+                            f"mise négative de {euros_fr(op.amount)}")
 
     def _place_bet(self, op: PlaceBet) -> None:
         seat = self.seats[op.seat]
@@ -410,7 +430,8 @@ class Table:
             if not seat.occupied and op.amount:
                 # Seed 000: « ne peuvent miser sur les emplacements vacants ».
                 self._flag(FlagKind.BET_ON_VACANT_SEAT, Severity.WARNING, op.seat,
-                           f"{op.box.value} {op.amount} cents on vacant seat {op.seat}")
+                           f"{op.box.value} {op.amount} cents on vacant seat {op.seat}",
+                           f"{op.box.label_fr} de {euros_fr(op.amount)} sur la place libre {op.seat}")
             return
         if self.phase is Phase.PAYING or before == op.amount:
             return  # paying and collecting move chips; that is the point
@@ -428,12 +449,15 @@ class Table:
             # Seed 000: « ne peuvent être placées, modifiées ou retirées après le rien ne va plus ».
             self._flag(FlagKind.BET_AFTER_NO_MORE_BETS, Severity.CRITICAL, op.seat,
                        f"{op.box.value} of seat {op.seat} went from {before} to {op.amount} cents "
-                       f"after « rien ne va plus »; the bet as fixed then is settled")
+                       f"after « rien ne va plus »; the bet as fixed then is settled",
+                       f"{op.box.label_fr} de la place {op.seat} passé de {euros_fr(before)} à {euros_fr(op.amount)} "
+                       f"après « rien ne va plus » ; la mise d'alors est réglée")
 
     def _verify_no_more_bets(self, op: NoMoreBets) -> None:
         self._require_phase(op, Phase.BETTING)
         players = [n for n, s in self.seats.items() if s.occupied and s.bets.get(Box.ANTE, 0) > 0]
-        self._refuse_unless(bool(players), op, "no occupied seat has an ante")
+        self._refuse_unless(bool(players), op, "no occupied seat has an ante",
+                            "aucune place occupée n'a d'ante")
 
     def _no_more_bets(self, op: NoMoreBets) -> None:
         rules = self.rules
@@ -445,14 +469,17 @@ class Table:
                 continue
             if ante and not rules.minimum_cents <= ante <= rules.maximum_cents:
                 self._flag(FlagKind.BET_OUTSIDE_LIMITS, Severity.WARNING, number,
-                           f"ante {ante} cents outside the table's {rules.minimum_cents}..{rules.maximum_cents}")
+                           f"ante {ante} cents outside the table's {rules.minimum_cents}..{rules.maximum_cents}",
+                           f"ante de {euros_fr(ante)} hors des limites de la table "
+                           f"({euros_fr(rules.minimum_cents)} à {euros_fr(rules.maximum_cents)})")
             for box in (Box.BONUS, Box.JACKPOT):
                 self._check_side_bet(seat, box)
         self.coup.players = [number for number, seat in self.seats.items() if seat.in_play]
         players_max = rules.profile.players_max
         if len(self.coup.players) > players_max:
             self._flag(FlagKind.TOO_MANY_PLAYERS, Severity.WARNING, None,
-                       f"{len(self.coup.players)} players, the profile allows {players_max}")
+                       f"{len(self.coup.players)} players, the profile allows {players_max}",
+                       f"{len(self.coup.players)} joueurs, la règle en permet {players_max}")
         self.phase = Phase.DEALING
 
     def _check_side_bet(self, seat: SeatState, box: Box) -> None:
@@ -465,23 +492,26 @@ class Table:
         offered = rules.bonus if box is Box.BONUS else rules.jackpot
         stake = rules.bonus_stake_cents if box is Box.BONUS else rules.profile.jackpot_stake_cents
         if not offered:
-            kind, why = FlagKind.SIDE_BET_NOT_OFFERED, "this table does not offer it"
+            kind, why, why_fr = FlagKind.SIDE_BET_NOT_OFFERED, "this table does not offer it", \
+                "cette table ne le propose pas"
         elif not seat.fixed.get(Box.ANTE):
-            kind, why = FlagKind.SIDE_BET_WITHOUT_ANTE, "there is no ante"
+            kind, why, why_fr = FlagKind.SIDE_BET_WITHOUT_ANTE, "there is no ante", "il n'y a pas d'ante"
         elif amount != stake:
             kind = FlagKind.BONUS_STAKE_WRONG if box is Box.BONUS else FlagKind.JACKPOT_STAKE_WRONG
-            why = f"the stake is {stake} cents"
+            why, why_fr = f"the stake is {stake} cents", f"la mise est de {euros_fr(stake)}"
         else:
             return
         self._flag(kind, Severity.WARNING, seat.number, f"{box.value} of {amount} cents on seat {seat.number}: "
-                   f"{why}; it does not play and is returned")
+                   f"{why}; it does not play and is returned",
+                   f"{box.label_fr} de {euros_fr(amount)} sur la place {seat.number} : {why_fr} ; "
+                   "il ne joue pas et est rendu")
         del seat.fixed[box]
 
     # --- shuffle, cut, deal ---------------------------------------------------
 
     def _verify_shuffle(self, op: Shuffle) -> None:
         self._require_phase(op, Phase.DEALING)
-        self._refuse_unless(not self._cards_dealt(), op, "the deal has begun")
+        self._refuse_unless(not self._cards_dealt(), op, "the deal has begun", "la donne a commencé")
 
     def _shuffle(self, op: Shuffle) -> None:
         self.coup.shuffled = True
@@ -489,7 +519,8 @@ class Table:
         self.coup.cut_offers = []
         if (op.shuffles, op.cuts) != (SHUFFLES, CUTS):
             self._flag(FlagKind.SHUFFLE_INCOMPLETE, Severity.WARNING, None,
-                       f"{op.shuffles} shuffles and {op.cuts} cuts; the rule is {SHUFFLES} and {CUTS}")
+                       f"{op.shuffles} shuffles and {op.cuts} cuts; the rule is {SHUFFLES} and {CUTS}",
+                       f"{op.shuffles} mélanges et {op.cuts} coupes ; la règle est {SHUFFLES} et {CUTS}")
 
     def _expected_cut_seat(self) -> int:
         """The player at the dealer's far left first, refusals passing clockwise,
@@ -499,15 +530,17 @@ class Table:
 
     def _verify_offer_cut(self, op: OfferCut) -> None:
         self._require_phase(op, Phase.DEALING)
-        self._refuse_unless(self.coup.shuffled, op, "the cards have not been shuffled")
-        self._refuse_unless(not self.coup.cut_done, op, "the cut is already made")
+        self._refuse_unless(self.coup.shuffled, op, "the cards have not been shuffled",
+                            "les cartes n'ont pas été mélangées")
+        self._refuse_unless(not self.coup.cut_done, op, "the cut is already made", "la coupe est déjà faite")
         self._require_player(op, op.seat)
 
     def _offer_cut(self, op: OfferCut) -> None:
         expected = self._expected_cut_seat()
         if op.seat != expected:
             self._flag(FlagKind.CUT_OUT_OF_ORDER, Severity.INFO, op.seat,
-                       f"cut offered to seat {op.seat}; it was seat {expected}'s turn")
+                       f"cut offered to seat {op.seat}; it was seat {expected}'s turn",
+                       f"coupe présentée à la place {op.seat} ; c'était le tour de la place {expected}")
         self.coup.cut_offers.append(op.seat)
         self.coup.cut_done = op.accepted
 
@@ -520,7 +553,8 @@ class Table:
         if not (coup.shuffled and coup.cut_done) and not coup.deal_without_cut_flagged:
             coup.deal_without_cut_flagged = True
             self._flag(FlagKind.DEAL_WITHOUT_CUT, Severity.WARNING, None,
-                       "dealing began before the shuffle and the player's cut were recorded")
+                       "dealing began before the shuffle and the player's cut were recorded",
+                       "la donne a commencé avant le mélange et la coupe du joueur")
         expected = self.expected_position()
         hand = self.hand_of(op.position)
         if op.position != expected:
@@ -529,15 +563,19 @@ class Table:
             else:
                 kind = FlagKind.CARD_OUT_OF_TURN
             turn = "nobody (the deal is complete)" if expected is None else who(expected)
+            turn_fr = "personne (la donne est complète)" if expected is None else who_fr(expected)
             self._flag(kind, Severity.WARNING, op.position,
-                       f"card dealt to {who(op.position)}; it was the turn of {turn}")
+                       f"card dealt to {who(op.position)}; it was the turn of {turn}",
+                       f"carte donnée à : {who_fr(op.position)} ; c'était le tour de : {turn_fr}")
             self.coup.deal_in_order = False
         dealer_fifth = op.position == DEALER and len(hand.cards) == HAND_SIZE - 1
         if op.face_up and not dealer_fifth:
             # Seed 000: « Une carte exposée ne constitue pas une maldonne. Elle est retournée et la donne se poursuit. »
             self._flag(FlagKind.CARD_EXPOSED, Severity.WARNING, op.position,
                        f"card {len(hand.cards) + 1} of {who(op.position)} dealt face up "
-                       f"({op.card or 'unidentified'}); turned over, the deal goes on")
+                       f"({op.card or 'unidentified'}); turned over, the deal goes on",
+                       f"carte {len(hand.cards) + 1} ({who_fr(op.position)}) donnée face visible "
+                       f"({op.card or 'non identifiée'}) ; retournée, la donne continue")
         hand.cards.append(op.card)
         hand.face_up.append(op.face_up and dealer_fifth)
         self.coup.cards_dealt += 1
@@ -546,13 +584,19 @@ class Table:
     def _verify_identify_card(self, op: IdentifyCard) -> None:
         self._require_phase(op, Phase.DEALING, Phase.DECISIONS, Phase.SHOWDOWN, Phase.PAYING)
         hand = self._require_position(op, op.position)
-        self._refuse_unless(0 <= op.index < len(hand.cards), op,
-                            f"position {op.position} holds {len(hand.cards)} cards, no card {op.index + 1}")
+        self._require_card(op, hand, op.position, op.index)
         known = hand.cards[op.index]
         self._refuse_unless(known is None or known == op.card, op,
-                            f"card {op.index + 1} of position {op.position} is already known as {known}")
+                            f"card {op.index + 1} of position {op.position} is already known as {known}",
+                            f"la carte {op.index + 1} ({who_fr(op.position)}) est déjà connue : {known}")
         self._refuse_unless(not (self.phase is Phase.PAYING and known is None), op,
-                            "the coup is settled: its cards can no longer change")
+                            "the coup is settled: its cards can no longer change",
+                            "le coup est réglé : ses cartes ne peuvent plus changer")
+
+    def _require_card(self, op: Operation, hand: Hand, position: int, index: int) -> None:
+        self._refuse_unless(0 <= index < len(hand.cards), op,
+                            f"position {position} holds {len(hand.cards)} cards, no card {index + 1}",
+                            f"{who_fr(position)} : {len(hand.cards)} cartes, pas de carte {index + 1}")
 
     def _identify_card(self, op: IdentifyCard) -> None:
         hand = self.hand_of(op.position)
@@ -566,8 +610,7 @@ class Table:
     def _verify_expose_card(self, op: ExposeCard) -> None:
         self._require_phase(op, Phase.DEALING, Phase.DECISIONS, Phase.SHOWDOWN)
         hand = self._require_position(op, op.position)
-        self._refuse_unless(0 <= op.index < len(hand.cards), op,
-                            f"position {op.position} holds {len(hand.cards)} cards, no card {op.index + 1}")
+        self._require_card(op, hand, op.position, op.index)
 
     def _expose_card(self, op: ExposeCard) -> None:
         hand = self.hand_of(op.position)
@@ -579,7 +622,9 @@ class Table:
             return
         self._flag(FlagKind.CARD_EXPOSED, Severity.WARNING, op.position,
                    f"card {op.index + 1} of {who(op.position)} seen face up during the deal; "
-                   "turned over, the deal goes on")
+                   "turned over, the deal goes on",
+                   f"carte {op.index + 1} ({who_fr(op.position)}) vue face visible pendant la donne ; "
+                   "retournée, la donne continue")
 
     def _verify_player_looks(self, op: PlayerLooks) -> None:
         self._require_phase(op, Phase.DEALING, Phase.DECISIONS)
@@ -591,28 +636,32 @@ class Table:
             # Seed 000: « La main d'un joueur est nulle quand celui-ci en prend connaissance avant la fin de la donne. »
             seat.hand_void = True
             self._flag(FlagKind.LOOKED_BEFORE_END_OF_DEAL, Severity.CRITICAL, op.seat,
-                       f"seat {op.seat} looked at his cards before the end of the deal: his hand is void")
+                       f"seat {op.seat} looked at his cards before the end of the deal: his hand is void",
+                       f"la place {op.seat} a regardé ses cartes avant la fin de la donne : sa main est nulle")
 
     def _verify_end_deal(self, op: EndDeal) -> None:
         self._require_phase(op, Phase.DEALING)
-        self._refuse_unless(self._cards_dealt(), op, "no card has been dealt")
+        self._refuse_unless(self._cards_dealt(), op, "no card has been dealt", "aucune carte n'a été donnée")
 
     def _end_deal(self, op: EndDeal) -> None:
-        wrong = []
+        wrong, wrong_fr = [], []
         for position in self.players_in_play() + [DEALER]:
             count = len(self.hand_of(position).cards)
             if count != HAND_SIZE:
                 wrong.append(f"{who(position)} has {count}")
+                wrong_fr.append(f"{who_fr(position)} : {count}")
         dealer = self.coup.dealer
         if len(dealer.cards) == HAND_SIZE and not dealer.face_up[-1]:
             self._flag(FlagKind.DEALER_FIFTH_NOT_SHOWN, Severity.WARNING, DEALER,
-                       "the dealer's fifth card was not dealt face up")
+                       "the dealer's fifth card was not dealt face up",
+                       "la cinquième carte du croupier n'a pas été donnée face visible")
         if wrong:
             # Seed 000: « Le coup est nul quand le nombre de cartes composant la main ... est incorrect ».
             self.coup.void = True
             self._flag(FlagKind.WRONG_CARD_COUNT, Severity.CRITICAL, None,
-                       f"{'; '.join(wrong)} cards instead of {HAND_SIZE}: the coup is void")
-        self._check_shoe_count("the end of the deal")
+                       f"{'; '.join(wrong)} cards instead of {HAND_SIZE}: the coup is void",
+                       f"{' ; '.join(wrong_fr)} cartes au lieu de {HAND_SIZE} : le coup est nul")
+        self._check_shoe_count("the end of the deal", "à la fin de la donne")
         self.phase = Phase.DECISIONS
         self.coup.decisions_started_at = op.t
 
@@ -620,11 +669,14 @@ class Table:
 
     def _require_deciding(self, op: Operation, seat_number: int) -> SeatState:
         self._require_phase(op, Phase.DECISIONS)
-        self._refuse_unless(not self.coup.void, op, "the coup is void")
+        self._refuse_unless(not self.coup.void, op, "the coup is void", "le coup est nul")
         seat = self._require_player(op, seat_number)
-        self._refuse_unless(not seat.hand_void, op, f"seat {seat_number}'s hand is void")
+        self._refuse_unless(not seat.hand_void, op, f"seat {seat_number}'s hand is void",
+                            f"la main de la place {seat_number} est nulle")
         if seat.decision is not None:
-            raise ActionRefused(op.kind, f"seat {seat_number} has already chosen to {seat.decision.value}")
+            chosen_fr = "passer" if seat.decision is Decision.FOLD else "relancer"
+            raise ActionRefused(op.kind, f"seat {seat_number} has already chosen to {seat.decision.value}",
+                                f"la place {seat_number} a déjà choisi de {chosen_fr}")
         return seat
 
     def _verify_fold(self, op: Fold) -> None:
@@ -635,7 +687,8 @@ class Table:
 
     def _verify_raise(self, op: Raise) -> None:
         self._require_deciding(op, op.seat)
-        self._refuse_unless(op.amount > 0, op, f"a raise of {op.amount} cents")
+        self._refuse_unless(op.amount > 0, op, f"a raise of {op.amount} cents",
+                            f"relance de {euros_fr(op.amount)}")
 
     def _raise(self, op: Raise) -> None:
         seat = self.seats[op.seat]
@@ -643,21 +696,29 @@ class Table:
         seat.raise_amount = op.amount
         required = seat.fixed[Box.ANTE] * self.rules.profile.raise_multiple
         if op.amount != required:
-            settled = "settled at the rule's amount, the excess returned" if op.amount > required else \
-                "settled on the amount placed"
+            over = op.amount > required
+            settled = "settled at the rule's amount, the excess returned" if over else "settled on the amount placed"
+            settled_fr = "réglée au montant de la règle, l'excédent rendu" if over else "réglée sur le montant posé"
             self._flag(FlagKind.RAISE_NOT_TWICE_ANTE, Severity.CRITICAL, op.seat,
                        f"raise of {op.amount} cents; the rule is exactly {self.rules.profile.raise_multiple} "
-                       f"times the ante, {required} cents; {settled}")
+                       f"times the ante, {required} cents; {settled}",
+                       f"relance de {euros_fr(op.amount)} ; la règle est exactement "
+                       f"{self.rules.profile.raise_multiple} fois l'ante, {euros_fr(required)} ; {settled_fr}")
 
     def _verify_buy_card(self, op: BuyCard) -> None:
         self._require_phase(op, Phase.DECISIONS)
-        self._refuse_unless(self.rules.card_purchase, op, "this table does not offer the card purchase")
+        self._refuse_unless(self.rules.card_purchase, op, "this table does not offer the card purchase",
+                            "cette table ne propose pas l'achat de carte")
         seat = self._require_player(op, op.seat)
         self._refuse_unless(seat.decision is Decision.RAISE, op,
-                            f"seat {op.seat} has not raised: a card is bought together with the raise")
-        self._refuse_unless(seat.discard is None, op, f"seat {op.seat} has already bought a card")
-        self._refuse_unless(0 <= op.discard < HAND_SIZE, op, f"card {op.discard + 1} is not one of the five")
-        self._refuse_unless(op.price > 0, op, f"a purchase price of {op.price} cents")
+                            f"seat {op.seat} has not raised: a card is bought together with the raise",
+                            f"la place {op.seat} n'a pas relancé : la carte s'achète avec la relance")
+        self._refuse_unless(seat.discard is None, op, f"seat {op.seat} has already bought a card",
+                            f"la place {op.seat} a déjà acheté une carte")
+        self._refuse_unless(0 <= op.discard < HAND_SIZE, op, f"card {op.discard + 1} is not one of the five",
+                            f"la carte {op.discard + 1} n'est pas l'une des cinq")
+        self._refuse_unless(op.price > 0, op, f"a purchase price of {op.price} cents",
+                            f"prix d'achat de {euros_fr(op.price)}")
 
     def _buy_card(self, op: BuyCard) -> None:
         seat = self.seats[op.seat]
@@ -667,13 +728,16 @@ class Table:
         required = seat.fixed[Box.ANTE] * self.rules.profile.purchase_price_in_antes
         if op.price != required:
             self._flag(FlagKind.PURCHASE_PRICE_WRONG, Severity.CRITICAL, op.seat,
-                       f"card bought for {op.price} cents; the price is the ante, {required} cents")
+                       f"card bought for {op.price} cents; the price is the ante, {required} cents",
+                       f"carte achetée {euros_fr(op.price)} ; le prix est l'ante, {euros_fr(required)}")
 
     def _verify_deal_bought_card(self, op: DealBoughtCard) -> None:
         self._require_phase(op, Phase.DECISIONS)
         seat = self._require_player(op, op.seat)
-        self._refuse_unless(seat.discard is not None, op, f"seat {op.seat} has not bought a card")
-        self._refuse_unless(not seat.bought_card_dealt, op, f"seat {op.seat} already has its bought card")
+        self._refuse_unless(seat.discard is not None, op, f"seat {op.seat} has not bought a card",
+                            f"la place {op.seat} n'a pas acheté de carte")
+        self._refuse_unless(not seat.bought_card_dealt, op, f"seat {op.seat} already has its bought card",
+                            f"la place {op.seat} a déjà sa carte achetée")
 
     def _deal_bought_card(self, op: DealBoughtCard) -> None:
         seat = self.seats[op.seat]
@@ -682,7 +746,8 @@ class Table:
         if waiting:
             # Seed 002: « Le croupier, dans l'ordre de distribution, distribue au joueur une carte ouverte ».
             self._flag(FlagKind.PURCHASE_OUT_OF_ORDER, Severity.INFO, op.seat,
-                       f"bought card dealt to seat {op.seat} before seat {waiting[0]}'s")
+                       f"bought card dealt to seat {op.seat} before seat {waiting[0]}'s",
+                       f"carte achetée donnée à la place {op.seat} avant celle de la place {waiting[0]}")
         assert seat.discard is not None
         seat.hand.cards[seat.discard] = op.card
         seat.hand.face_up[seat.discard] = True
@@ -692,14 +757,18 @@ class Table:
 
     def _verify_decision_timeout(self, op: DecisionTimeout) -> None:
         profile = self.rules.profile
-        self._refuse_unless(profile.decision_timer, op, f"profile {profile.name} has no decision timer")
+        self._refuse_unless(profile.decision_timer, op, f"profile {profile.name} has no decision timer",
+                            f"la règle {profile.name} n'a pas de temps de décision")
         seat = self._require_deciding(op, op.seat)
         started = self.coup.decisions_started_at or 0
         limit = profile.decision_seconds * 1000
+        elapsed = f"{(op.t - started) / 1000:.1f}"
         self._refuse_unless(op.t - started >= limit, op,
-                            f"{(op.t - started) / 1000:.1f} s of the {profile.decision_seconds} s have passed")
+                            f"{elapsed} s of the {profile.decision_seconds} s have passed",
+                            f"{elapsed.replace('.', ',')} s écoulées sur {profile.decision_seconds} s")
         self._refuse_unless(None not in seat.hand.cards, op,
-                            f"seat {op.seat}'s cards are not all identified: cannot tell a pair")
+                            f"seat {op.seat}'s cards are not all identified: cannot tell a pair",
+                            f"cartes de la place {op.seat} pas toutes identifiées : impossible de voir une paire")
         self._require_distinct(op, seat.hand.cards, op.seat)
 
     def _decision_timeout(self, op: DecisionTimeout) -> None:
@@ -710,24 +779,28 @@ class Table:
             seat.decision = Decision.RAISE
             seat.raise_amount = seat.fixed[Box.ANTE] * profile.raise_multiple
             outcome = f"raised automatically ({value.category.name_fr})"
+            outcome_fr = f"relance automatique ({value.category.name_fr})"
         else:
             seat.decision = Decision.FOLD
-            outcome = "folded"
+            outcome, outcome_fr = "folded", "passe"
         self._flag(FlagKind.DECISION_TIMEOUT, Severity.INFO, op.seat,
-                   f"seat {op.seat} did not act within {profile.decision_seconds} s: {outcome}")
+                   f"seat {op.seat} did not act within {profile.decision_seconds} s: {outcome}",
+                   f"la place {op.seat} n'a pas décidé en {profile.decision_seconds} s : {outcome_fr}")
 
     # --- showdown and settlement -----------------------------------------------
 
     def _verify_show_dealer_hand(self, op: ShowDealerHand) -> None:
         self._require_phase(op, Phase.DECISIONS)
-        self._refuse_unless(not self.coup.void, op, "the coup is void: settle it")
+        self._refuse_unless(not self.coup.void, op, "the coup is void: settle it", "le coup est nul : le régler")
         for number in self.players_in_play():
             seat = self.seats[number]
             if seat.hand_void:
                 continue
-            self._refuse_unless(seat.decision is not None, op, f"seat {number} has not decided")
+            self._refuse_unless(seat.decision is not None, op, f"seat {number} has not decided",
+                                f"la place {number} n'a pas décidé")
             self._refuse_unless(seat.discard is None or seat.bought_card_dealt, op,
-                                f"seat {number}'s bought card has not been dealt")
+                                f"seat {number}'s bought card has not been dealt",
+                                f"carte achetée place {number} non donnée")
 
     def _show_dealer_hand(self, op: ShowDealerHand) -> None:
         for number in self.players_in_play():
@@ -735,11 +808,12 @@ class Table:
             if seat.discard is not None and self.rules.profile.purchase_forfeits_bonus and seat.bets.get(Box.BONUS, 0):
                 # Seed 002: « la mise est aussitôt récupérée par le croupier ».
                 self._flag(FlagKind.BONUS_KEPT_AFTER_PURCHASE, Severity.CRITICAL, number,
-                           f"seat {number} bought a card but its bonus stake is still on the felt")
+                           f"seat {number} bought a card but its bonus stake is still on the felt",
+                           f"la place {number} a acheté une carte mais sa mise de bonus est encore sur le tapis")
         for index in range(len(self.coup.dealer.face_up)):
             self.coup.dealer.face_up[index] = True
         if any(self.seats[n].discard is not None for n in self.players_in_play()):
-            self._check_shoe_count("the bought cards")
+            self._check_shoe_count("the bought cards", "aux cartes achetées")
         self.phase = Phase.SHOWDOWN
 
     def _seat_inputs(self) -> list[SeatInput]:
@@ -764,7 +838,7 @@ class Table:
         return inputs
 
     def _verify_settle(self, op: Settle) -> None:
-        self._refuse_unless(op.jackpot_meter >= 0, op, "a negative jackpot meter")
+        self._refuse_unless(op.jackpot_meter >= 0, op, "a negative jackpot meter", "compteur du jackpot négatif")
         if self.coup.void:
             self._require_phase(op, Phase.DEALING, Phase.DECISIONS, Phase.SHOWDOWN)
             return
@@ -774,20 +848,29 @@ class Table:
         if not raised:
             return
         dealer = self.coup.dealer.cards
-        self._refuse_unless(None not in dealer, op, "the dealer's cards are not all identified")
+        self._refuse_unless(None not in dealer, op, "the dealer's cards are not all identified",
+                            "cartes du croupier pas toutes identifiées")
         self._require_distinct(op, dealer, DEALER)
         qualifies = evaluate([card for card in dealer if card is not None]) >= ACE_KING
         profile = self.rules.profile
         for seat in raised:
             # Seed 002: when the dealer does not qualify, only the hands that claim something are turned over.
             if qualifies or seat.fixed.get(Box.BONUS) or profile.raise_paid_when_not_qualified_from is not None:
-                self._refuse_unless(None not in seat.hand.cards, op,
-                                    f"seat {seat.number}'s cards are not all identified")
+                self._require_identified(op, seat)
                 self._require_distinct(op, seat.hand.cards, seat.number)
             if seat.fixed.get(Box.JACKPOT):
                 self._refuse_unless(None not in seat.first_five, op,
-                                    f"seat {seat.number}'s first five cards are not all identified")
+                                    f"seat {seat.number}'s first five cards are not all identified",
+                                    f"cinq premières cartes de la place {seat.number} pas toutes identifiées")
                 self._require_distinct(op, seat.first_five, seat.number)
+
+    def _require_identified(self, op: Operation, seat: SeatState) -> None:
+        """Every card of the hand known; a bought card the camera never read is named as such."""
+        if seat.discard is not None and seat.hand.cards[seat.discard] is None:
+            raise ActionRefused(op.kind, f"seat {seat.number}'s bought card has not been seen",
+                                f"carte achetée place {seat.number} non vue")
+        self._refuse_unless(None not in seat.hand.cards, op, f"seat {seat.number}'s cards are not all identified",
+                            f"cartes de la place {seat.number} pas toutes identifiées")
 
     def _require_distinct(self, op: Operation, cards: list[Card | None], position: int) -> None:
         """A hand holding the same card twice cannot be ranked: the coup must be voided or the card corrected."""
@@ -795,7 +878,9 @@ class Table:
         doubled = sorted({str(card) for card in known if known.count(card) > 1})
         if doubled:
             raise ActionRefused(op.kind, f"{who(position)} holds {' '.join(doubled)} twice (a foreign card): "
-                                         "correct the card or declare the coup void")
+                                         "correct the card or declare the coup void",
+                                f"{who_fr(position)} : {' '.join(doubled)} en double (carte étrangère) : "
+                                "corriger la carte ou déclarer le coup nul")
 
     def _settle(self, op: Settle) -> None:
         dealer = self.coup.dealer.cards
@@ -810,43 +895,51 @@ class Table:
     def _verify_payment_done(self, op: PaymentDone) -> None:
         self._require_phase(op, Phase.PAYING)
         due = self.payments_due()
-        self._refuse_unless(op.seat in due, op, f"seat {op.seat} has nothing left to be paid")
+        self._refuse_unless(op.seat in due, op, f"seat {op.seat} has nothing left to be paid",
+                            f"la place {op.seat} n'a plus rien à recevoir")
 
     def _payment_done(self, op: PaymentDone) -> None:
         due = self.payments_due()
         if due[0] != op.seat:
             # Seed 000: « Il opère suivant le sens contraire des aiguilles d'une montre. »
             self._flag(FlagKind.PAID_OUT_OF_ORDER, Severity.INFO, op.seat,
-                       f"seat {op.seat} paid before seat {due[0]} (counter-clockwise from the dealer's right)")
+                       f"seat {op.seat} paid before seat {due[0]} (counter-clockwise from the dealer's right)",
+                       f"place {op.seat} payée avant la place {due[0]} (sens inverse des aiguilles d'une montre "
+                       "depuis la droite du croupier)")
         self.coup.paid.append(op.seat)
 
     def _verify_shoe_count(self, op: ShoeCount) -> None:
         self._require_phase(op, Phase.DEALING, Phase.DECISIONS, Phase.SHOWDOWN)
-        self._refuse_unless(op.drawn >= 0, op, f"a count of {op.drawn} cards")
+        self._refuse_unless(op.drawn >= 0, op, f"a count of {op.drawn} cards",
+                            f"compte de {op.drawn} cartes")
 
     def _shoe_count(self, op: ShoeCount) -> None:
         self.coup.shoe_count = op.drawn
 
-    def _check_shoe_count(self, moment: str) -> None:
+    def _check_shoe_count(self, moment: str, moment_fr: str) -> None:
         """The shoe's beam and the camera must agree on how many cards left the shoe."""
         shoe, seen = self.coup.shoe_count, self.coup.cards_dealt
         if shoe is not None and shoe != seen:
             self._flag(FlagKind.SHOE_COUNT_MISMATCH, Severity.WARNING, None,
-                       f"at {moment} the shoe counted {shoe} cards drawn, the table saw {seen}")
+                       f"at {moment} the shoe counted {shoe} cards drawn, the table saw {seen}",
+                       f"{moment_fr}, le sabot a compté {shoe} cartes tirées, la table en a vu {seen}")
 
     def _verify_declare_void(self, op: DeclareVoid) -> None:
         self._require_phase(op, Phase.DEALING, Phase.DECISIONS, Phase.SHOWDOWN)
-        self._refuse_unless(not self.coup.void, op, "the coup is already void")
-        self._refuse_unless("\n" not in op.reason and "\r" not in op.reason, op, "the reason must be one line")
+        self._refuse_unless(not self.coup.void, op, "the coup is already void", "le coup est déjà nul")
+        self._refuse_unless("\n" not in op.reason and "\r" not in op.reason, op, "the reason must be one line",
+                            "le motif doit tenir sur une ligne")
 
     def _declare_void(self, op: DeclareVoid) -> None:
         self.coup.void = True
-        self._flag(FlagKind.COUP_DECLARED_VOID, Severity.CRITICAL, None, f"coup declared void: {op.reason}")
+        self._flag(FlagKind.COUP_DECLARED_VOID, Severity.CRITICAL, None, f"coup declared void: {op.reason}",
+                   f"coup déclaré nul : {op.reason}")
 
     def _verify_end_coup(self, op: EndCoup) -> None:
         self._require_phase(op, Phase.PAYING)
         due = self.payments_due()
-        self._refuse_unless(not due, op, f"seats {', '.join(map(str, due))} are still to be paid")
+        self._refuse_unless(not due, op, f"seats {', '.join(map(str, due))} are still to be paid",
+                            f"{seats_fr(due)} encore à payer")
 
     def _end_coup(self, op: EndCoup) -> None:
         # Chips still in an ante box (left after a push, or already put down for the next coup) stay there;

@@ -1,6 +1,8 @@
 """The croupier's display: one page (templates/display.html), drawn in the browser from the live state,
-which it gets first inline and then from ``/api/stream``. Readable from 1.5 m at 1280×800 and 1920×1080;
-French by default, English by a switch. Not behind a login: the live view hides the players' cards."""
+which it gets first inline and then from ``/api/stream``: the seats, the latest refused action and why, the
+devices that are down, each alert with its amounts and what to do, and the amounts to pay and collect per box
+(read from 2 m). Fits 1280×800 and 1920×1080 without scrolling; French by default, English by a switch. Not
+behind a login: the live view hides the players' cards."""
 
 from __future__ import annotations
 

@@ -7,12 +7,16 @@ import asyncio
 import copy
 import json
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
 log = logging.getLogger(__name__)
+
+#: A card as the rules core writes it (``As``, ``Td``), standing alone in a text.
+_CARD = re.compile(r"(?<!\w)[2-9TJQKA][cdhs](?!\w)")
 
 
 class Follower(Protocol):
@@ -36,6 +40,13 @@ def public_state(state: dict[str, Any] | None) -> dict[str, Any] | None:
     cards, face_up = dealer.get("cards", []) or [], dealer.get("face_up", []) or []
     dealer["card_count"] = len(cards)
     dealer["cards"] = [card if index < len(face_up) and face_up[index] else None for index, card in enumerate(cards)]
+    # A flag or a refusal may name a hole card (« As vue une deuxième fois »): the review shows it, not the kiosk.
+    for flag in shown.get("flags", []):
+        for key in ("detail", "detail_fr"):
+            flag[key] = _CARD.sub("▮", flag.get(key, ""))
+    for refusal in shown.get("refusals", []):
+        for key in ("reason", "reason_fr"):
+            refusal[key] = _CARD.sub("▮", refusal.get(key, ""))
     return shown
 
 

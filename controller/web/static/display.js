@@ -3,16 +3,18 @@ const T = {
   fr: { coup:"Coup", seat:"Place", vacant:"Libre", dealer:"Croupier", dealerLeft:"à gauche du croupier",
     cards:n => n + (n > 1 ? " cartes" : " carte"), ante:"Ante", raise:"Relance", bonus:"Bonus", jackpot:"Jackpot",
     purchase:"Achat", waiting:"En attente", fold:"Passe", raised:"Relance", payouts:"Paiements (ordre de paiement)",
-    nopay:"Aucun paiement en cours", paid:"payé ✓", nothing:"rien à payer", due:"à payer", next:"▶ à payer", offline:"Moteur injoignable",
-    rnvp:"Rien ne va plus", flag:"ALERTE", colon:" : ", seatFlag:"place", win:"gagne", lose:"perd", push:"égalité",
+    nopay:"Aucun paiement en cours", paid:"payée", toPay:"à payer", toCollect:"à ramasser", next:"suivante",
+    offline:"Moteur injoignable", cameraOff:"Caméra hors ligne", shoeOff:"Sabot déconnecté", shoeOut:"Sabot absent",
+    rnvp:"Rien ne va plus", flag:"ALERTE", colon:" : ", seatFlag:"place", push:"égalité",
     returned:"rendu", handVoid:"Main nulle", qualifies:"qualifié", notQualifies:"non qualifié",
     phases:{closed:"Table fermée", betting:"Faites vos jeux", dealing:"Donne", decisions:"Décisions",
             showdown:"Abattage", paying:"Paiements"} },
   en: { coup:"Coup", seat:"Seat", vacant:"Vacant", dealer:"Dealer", dealerLeft:"dealer's left",
     cards:n => n + (n === 1 ? " card" : " cards"), ante:"Ante", raise:"Raise", bonus:"Bonus", jackpot:"Jackpot",
     purchase:"Purchase", waiting:"Waiting", fold:"Fold", raised:"Raise", payouts:"Payouts (paying order)",
-    nopay:"No payouts in progress", paid:"paid ✓", nothing:"nothing to pay", due:"to pay", next:"▶ to pay", offline:"Engine unreachable",
-    rnvp:"No more bets", flag:"ALERT", colon:": ", seatFlag:"seat", win:"wins", lose:"loses", push:"push",
+    nopay:"No payouts in progress", paid:"paid", toPay:"to pay", toCollect:"to collect", next:"next",
+    offline:"Engine unreachable", cameraOff:"Camera offline", shoeOff:"Shoe disconnected", shoeOut:"Shoe removed",
+    rnvp:"No more bets", flag:"ALERT", colon:": ", seatFlag:"seat", push:"push",
     returned:"returned", handVoid:"Hand void", qualifies:"qualifies", notQualifies:"does not qualify",
     phases:{closed:"Table closed", betting:"Place your bets", dealing:"Dealing", decisions:"Decisions",
             showdown:"Showdown", paying:"Paying"} },
@@ -32,7 +34,10 @@ function money(cents) {
 function plain(cents) { return money(cents).replace(/^[+−]/, ""); }
 function hand(name) { return lang === "fr" ? name : (HANDS_EN[name] || name); }
 function el(tag, cls, text) { const e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = text; return e; }
-function flagLabel(f) { return lang === "fr" ? f.label_fr : f.kind.replace(/_/g, " ").replace(/^./, c => c.toUpperCase()); }
+function capital(text) { return text.replace(/^./, c => c.toUpperCase()); }
+function flagLabel(f) { return lang === "fr" ? f.label_fr : capital(f.kind.replace(/_/g, " ")); }
+function times(count) { return count > 1 ? ` ×${count}` : ""; }
+function banner(cls, role, ...parts) { const b = el("div", "banner " + cls); b.setAttribute("role", role); b.append(...parts); return b; }
 
 function render() {
   const t = T[lang];
@@ -42,6 +47,16 @@ function render() {
   link.textContent = view.connected ? "" : "⚠ " + t.offline; link.className = view.connected ? "" : "status-off";
   const s = view.state;
   if (!s) { document.getElementById("phase").textContent = t.offline; return; }
+  // Devices: said only when one is down (false); unknown (null, not reported yet) and fine say nothing.
+  const devices = s.devices || {};
+  const down = [[devices.camera_online, t.cameraOff], [devices.shoe_connected, t.shoeOff], [devices.shoe_present, t.shoeOut]];
+  document.getElementById("devices").replaceChildren(
+    ...down.filter(([up]) => up === false).map(([, text]) => el("span", "status-off", "⚠ " + text)));
+  // The latest refusal still standing (the referee drops one once its action goes through or the phase moves on).
+  const refused = (s.refusals || []).at(-1);
+  document.getElementById("refusal").replaceChildren(...(refused ? [banner("refused", "alert", el("span", "icon", "✖"),
+    document.createTextNode(lang === "fr" ? `${capital(refused.action_fr)} : ${refused.reason_fr}`
+      : `${capital(refused.kind.replace(/-/g, " "))} refused: ${refused.reason}`), el("span", "count", times(refused.count)))] : []));
   document.getElementById("coup").textContent = `${t.coup} ${s.coup}`;
   document.getElementById("phase").textContent = t.phases[s.phase] || s.phase;
   const settlement = s.settlement;
@@ -51,28 +66,50 @@ function render() {
   if (s.phase === "dealing") said.push(t.rnvp);
   if (settlement) said.push(...(lang === "fr" ? settlement.announced : settlement.announced_en));
   if (s.coup_void && !(settlement && settlement.void)) said.push(lang === "fr" ? "Coup nul" : "Coup void");
-  for (const text of said) { const b = el("div", "banner announce", text); b.setAttribute("role", "status"); ann.append(b); }
-  // Flags: colour and words, never colour alone.
+  for (const text of said) { const b = el("span", "banner announce", text); b.setAttribute("role", "status"); ann.append(b); }
+  // Flags: colour and words, never colour alone; the same kind at the same seat is one banner, counted, with the
+  // latest one's detail and what to do.
   const fl = document.getElementById("flags"); fl.replaceChildren();
-  const flaggedSeats = new Set();
+  const flaggedSeats = new Set(), groups = new Map();
   for (const f of s.flags || []) {
-    const b = el("div", "banner flag " + f.severity); b.setAttribute("role", "alert");
-    b.append(el("span", "icon", "⚠"), document.createTextNode(`${t.flag}${t.colon}${flagLabel(f)}`
-      + (f.seat ? ` — ${t.seatFlag} ${f.seat}` : (f.seat === 0 ? ` — ${t.dealer}` : ""))));
-    fl.append(b); if (f.seat) flaggedSeats.add(String(f.seat));
+    const key = `${f.kind} ${f.seat}`;
+    groups.set(key, {flag: f, count: (groups.has(key) ? groups.get(key).count : 0) + 1});
+    if (f.seat) flaggedSeats.add(String(f.seat));
+  }
+  for (const {flag: f, count} of groups.values()) {
+    const who = f.seat ? ` — ${t.seatFlag} ${f.seat}` : (f.seat === 0 ? ` — ${t.dealer}` : "");
+    const detail = el("div", "detail", (lang === "fr" ? f.detail_fr : f.detail) + " ");
+    detail.append(el("span", "todo", "→ " + (lang === "fr" ? f.instruction_fr : f.instruction_en)));
+    fl.append(banner("flag " + f.severity, "alert",
+      el("span", "title", `${t.flag}${t.colon}${flagLabel(f)}${who}`), el("span", "count", times(count)), detail));
   }
   // Seats 1 to 7 from the dealer's left.
   const seats = document.getElementById("seats"); seats.replaceChildren();
   const paidLines = {};
   if (settlement) for (const p of settlement.payouts) (paidLines[p.seat] = paidLines[p.seat] || []).push(p);
+  const nextToPay = s.phase === "paying" ? (s.payments_due || [])[0] : undefined;
   for (let n = 1; n <= 7; n++) {
     const seat = s.seats[String(n)];
-    const box = el("section", "seat" + (seat && (seat.in_play || seat.occupied) ? "" : " vacant") + (flaggedSeats.has(String(n)) ? " flagged" : ""));
+    const box = el("section", "seat" + (seat && (seat.in_play || seat.occupied) ? "" : " vacant")
+      + (flaggedSeats.has(String(n)) ? " flagged" : "") + (n === nextToPay ? " next" : ""));
     box.dataset.seat = n;
     box.append(el("h2", "", `${t.seat} ${n}`));
     if (flaggedSeats.has(String(n))) box.append(el("span", "tag", "⚠ " + t.flag));
-    if (n === 1) box.append(el("div", "label", "← " + t.dealerLeft));
+    if (n === 1) box.append(el("div", "label left", "← " + t.dealerLeft));
     if (!seat || !(seat.occupied || seat.in_play)) { box.append(el("div", "label", t.vacant)); seats.append(box); continue; }
+    if (settlement && paidLines[n]) {
+      // Settled: the hand and each line's result say it all (the stakes are in the lines).
+      const name = settlement.hands[String(n)];
+      if (name) box.append(el("div", "hand", hand(name)));
+      if (seat.hand_void) box.append(el("div", "decision lose", t.handVoid));
+      for (const p of paidLines[n]) {
+        const row = el("div", "bet result " + (p.net > 0 ? "win" : (p.net < 0 ? "lose" : "")));
+        // The sign says won or lost; a line that neither wins nor loses says which instead of « 0,00 € ».
+        row.append(el("span", "", t[p.line] || p.line), el("span", "", p.net ? money(p.net) : (t[p.outcome] || p.outcome)));
+        box.append(row);
+      }
+      seats.append(box); continue;
+    }
     const bets = Object.assign({}, seat.fixed_bets || {}, seat.bets || {});
     if (seat.raise) bets.raise = seat.raise;
     for (const key of ["ante", "raise", "purchase", "bonus", "jackpot"]) {
@@ -83,15 +120,6 @@ function render() {
     const decision = seat.decision === "fold" ? t.fold : (seat.decision === "raise" ? t.raised : (s.phase === "decisions" && seat.in_play ? t.waiting : ""));
     if (decision) box.append(el("div", "decision", decision));
     if (seat.hand_void) box.append(el("div", "decision lose", t.handVoid));
-    if (settlement) {
-      const name = settlement.hands[String(n)];
-      if (name) box.append(el("div", "hand", hand(name)));
-      for (const p of paidLines[n] || []) {
-        const row = el("div", "bet result " + (p.net > 0 ? "win" : (p.net < 0 ? "lose" : "")));
-        row.append(el("span", "", `${t[p.line] || p.line} ${t[p.outcome] || p.outcome}`), el("span", "", money(p.net)));
-        box.append(row);
-      }
-    }
     seats.append(box);
   }
   // The dealer's place.
@@ -102,26 +130,35 @@ function render() {
   if (settlement && settlement.dealer_hand) {
     d.append(el("div", "hand", `${hand(settlement.dealer_hand)} — ${settlement.dealer_qualifies ? t.qualifies : t.notQualifies}`));
   }
-  // Payouts in paying order (counter-clockwise from the dealer's right), crossed off when paid.
+  // Payouts in paying order (counter-clockwise from the dealer's right): per box what to pay and what to collect,
+  // in figures read from 2 m; the next box to pay stands out, a paid one is crossed off.
   const p = document.getElementById("payouts"); p.replaceChildren(el("h2", "", t.payouts));
   if (!settlement) { p.append(el("div", "label", t.nopay)); return; }
   const due = new Set(s.payments_due || []);
   const paying = s.phase === "paying";
-  const list = el("ol"); let first = true;
+  const rows = [];
   for (const seatNo of settlement.paying_order) {
     const lines = paidLines[seatNo] || [];
-    const net = lines.reduce((a, l) => a + l.net, 0);
+    const pay = lines.reduce((a, l) => a + Math.max(l.net, 0), 0);
+    const collect = lines.reduce((a, l) => a - Math.min(l.net, 0), 0);
     const owed = lines.some(l => l.outcome === "win");  // the table's own rule: seats owed a payment
     const isPaid = owed && paying && !due.has(seatNo);
-    const li = el("li", isPaid ? "paid" : (owed ? "" : "nothing")); li.dataset.seat = seatNo;
-    const state = !owed ? t.nothing : (isPaid ? t.paid : (first && paying ? t.next : t.due));
-    if (owed && !isPaid) first = false;
-    li.append(el("span", "who", `${t.seat} ${seatNo}`),
-      el("span", "lines", lines.map(l => `${t[l.line] || l.line} ${money(l.net)}`).join(" · ")),
-      el("span", "net " + (net > 0 ? "win" : net < 0 ? "lose" : ""), money(net)), el("span", "state", state));
-    list.append(li);
+    const li = el("li", isPaid ? "paid" : (seatNo === nextToPay ? "next" : "")); li.dataset.seat = seatNo;
+    const state = el("span", "state", isPaid ? "✓" : (seatNo === nextToPay ? "▶" : ""));
+    state.title = isPaid ? t.paid : (seatNo === nextToPay ? t.next : "");
+    li.append(el("span", "who", `${t.seat} ${seatNo}`), el("span", "figure pay", pay ? plain(pay) : "—"),
+      el("span", "figure collect", collect ? plain(collect) : "—"), state);
+    rows.push(li);
   }
-  p.append(list);
+  // Four boxes a column at most: seven of them, in figures read from 2 m, fit under the seats.
+  const columns = el("div", "columns");
+  for (let i = 0; i < rows.length; i += 4) {
+    const head = el("div", "head");
+    head.append(el("span", "who"), el("span", "pay", t.toPay), el("span", "collect", t.toCollect), el("span", "state"));
+    const list = el("ol"); list.append(...rows.slice(i, i + 4));
+    const column = el("div", "column"); column.append(head, list); columns.append(column);
+  }
+  p.append(columns);
 }
 document.getElementById("lang").addEventListener("click", () => {
   lang = lang === "fr" ? "en" : "fr"; localStorage.setItem("display-lang", lang); render();

@@ -1,0 +1,231 @@
+"""The croupier display at its busiest, in headless Chromium: seven seats paid with bonus and jackpot lines, four
+alerts (one of them three times), a refused end of coup and the camera offline, at 1280×800 and 1920×1080, in
+French and in English. Every text must lie inside its box and inside the screen; the paying panel's amounts are at
+least 32 px. The state is a real coup played through the referee. Screenshots go to $STUD_TABLE_SCREENSHOTS (or
+the test's temporary folder), with copies under build/screenshots/."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import threading
+from pathlib import Path
+
+import pytest
+from busutil import wait_until
+from webutil import fast_hasher, table_config
+
+from controller.bus.schema import ButtonPressed, CameraStatus, DealerOperation, Envelope
+from controller.profiles import PROFILES_DIR
+from controller.referee import Referee
+from controller.rules.cards import full_deck, parse_cards
+from controller.rules.operations import DEALER, Box
+from controller.rules.profile import TableRules, parse_profile
+from controller.rules.table import HAND_SIZE, Table
+from controller.sim.events import bus_events
+from controller.web.app import create_app
+
+pytestmark = pytest.mark.browser
+playwright_api = pytest.importorskip("playwright.sync_api")
+uvicorn = pytest.importorskip("uvicorn")
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--no-first-run"]
+KEPT = Path(__file__).resolve().parent.parent / "build" / "screenshots"
+
+HANDS = {1: "2h 5h 8h Jh Kh", 2: "Qc Qd 3h 6c 9s", 3: "Jc 9d 6h 4c 3s", 4: "8c 8d 8s 5c 5d",
+         5: "Tc Td 7h 7d 2c", 6: "9c Th Js Qh Kc", 7: "As Qs 6d 4d 3c", DEALER: "Ah Kd 7c 4s 2d"}
+
+
+def bonus_and_jackpot_rules() -> TableRules:
+    """The 2007 French game with the standard progressive jackpot added: every side line a seat can have."""
+    french = (PROFILES_DIR / "fr-2007.toml").read_text(encoding="utf-8")
+    caribbean = (PROFILES_DIR / "caribbean-us.toml").read_text(encoding="utf-8")
+    profile = parse_profile(french + "\n" + caribbean[caribbean.index("[jackpot]"):], "fr-2007+jackpot")
+    return TableRules(profile, 1000, 50000, 7, bonus=True, jackpot=True)
+
+
+def busiest_coup(rules: TableRules) -> Table:
+    """Seven players with ante, bonus and jackpot; card 1 of seat 3 seen face up three times in the deal; seat 5's
+    ante raised after « rien ne va plus »; the shoe counting one card short; seat 2 raising 30 € on a 10 € ante;
+    seat 7 folding; the dealer qualifies; the coup settled."""
+    table = Table(rules)
+    t = 0
+
+    def tick() -> int:
+        nonlocal t
+        t += 500
+        return t
+
+    table.open_session(tick(), full_deck())
+    seats = list(range(1, 8))
+    for seat in seats:
+        table.sit_down(tick(), seat)
+        table.place_bet(tick(), seat, Box.ANTE, 1000)
+        table.place_bet(tick(), seat, Box.BONUS, rules.bonus_stake_cents)
+        table.place_bet(tick(), seat, Box.JACKPOT, rules.profile.jackpot_stake_cents)
+    table.no_more_bets(tick())
+    table.shuffle(tick())
+    table.offer_cut(tick(), 1, True)
+    hands = {position: parse_cards(cards) for position, cards in HANDS.items()}
+    for round_index in range(HAND_SIZE):
+        for position in seats + [DEALER]:
+            table.deal_card(tick(), position, hands[position][round_index],
+                            position == DEALER and round_index == HAND_SIZE - 1)
+            if position == 3 and round_index < 3:
+                table.expose_card(tick(), 3, 0)
+    table.place_bet(tick(), 5, Box.ANTE, 1500)
+    table.shoe_count(tick(), HAND_SIZE * 8 - 1)
+    table.end_deal(tick())
+    for seat in seats[:-1]:
+        table.raise_(tick(), seat, 3000 if seat == 2 else 2000)
+    table.fold(tick(), 7)
+    table.show_dealer_hand(tick())
+    table.settle(tick(), 1_000_000)
+    return table
+
+
+def busiest_state() -> dict:
+    """The coup played as bus events through the referee, then the first seat paid, the end of the coup asked for
+    twice too early, and the camera gone."""
+    rules = bonus_and_jackpot_rules()
+    events = [body for _ms, _topic, body in bus_events(busiest_coup(rules).log)]
+    events += [ButtonPressed("payment_done"), DealerOperation("end-coup"), DealerOperation("end-coup"),
+               CameraStatus(online=False)]
+    referee = Referee(rules, jackpot_meter=1_000_000)
+    for seq, body in enumerate(events, start=1):
+        referee.handle(Envelope("test", seq, seq * 1_000_000, 1_700_000_000_000_000_000 + seq * 1_000_000, body))
+    return referee.state()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def display(tmp_path_factory):
+    """The web server (uvicorn in a thread) showing the busiest state, and a browser."""
+    if not CHROMIUM.exists():
+        pytest.skip("no /usr/bin/chromium")
+    folder = tmp_path_factory.mktemp("display")
+    state = busiest_state()
+    app = create_app(table_config(folder), follower_factory=None, review_db_path=folder / "review.sqlite",
+                     key_path=folder / "table.key", password_hasher=fast_hasher())
+    app.state.live.connected = True
+    app.state.live.set_state(state)
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
+                                           timeout_graceful_shutdown=1))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    assert wait_until(lambda: server.started, timeout=15)
+    with playwright_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
+        yield {"url": f"http://127.0.0.1:{port}/display", "browser": browser, "state": state}
+        browser.close()
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture
+def screenshots(tmp_path):
+    folder = Path(os.environ.get("STUD_TABLE_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    KEPT.mkdir(parents=True, exist_ok=True)
+
+    def take(page, name: str) -> None:
+        path = folder / name
+        page.screenshot(path=str(path))
+        shutil.copyfile(path, KEPT / name)
+
+    return take
+
+
+#: Each element with text of its own: where its text lies, against its own box, every box that clips it, and the
+#: screen. A text that wraps or overflows past any of them is reported with the offending edge.
+OUTSIDE = """() => {
+  const view = {left: 0, top: 0, right: innerWidth, bottom: innerHeight};
+  const out = [];
+  const inside = (r, box) => r.left >= box.left - 1 && r.top >= box.top - 1 && r.right <= box.right + 1
+    && r.bottom <= box.bottom + 1;
+  for (const e of document.body.querySelectorAll("*")) {
+    if (["SCRIPT", "STYLE"].includes(e.tagName)) continue;
+    for (const node of e.childNodes) {
+      if (node.nodeType !== Node.TEXT_NODE || !node.textContent.trim()) continue;
+      const range = document.createRange(); range.selectNodeContents(node);
+      const text = range.getBoundingClientRect();
+      const boxes = [["its box", e.getBoundingClientRect()], ["the screen", view]];
+      for (let a = e.parentElement; a && a !== document.body; a = a.parentElement) {
+        const clips = getComputedStyle(a).overflow !== "visible";
+        if (a === e.parentElement || clips) boxes.push([a.className || a.id || a.tagName, a.getBoundingClientRect()]);
+      }
+      for (const [name, box] of boxes) {
+        const what = `${node.textContent.trim().slice(0, 40)} (${e.className || e.tagName})`;
+        if (!inside(text, box)) out.push(`${what} outside ${name}`);
+      }
+    }
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("width, height", [(1280, 800), (1920, 1080)])
+@pytest.mark.parametrize("lang", ["fr", "en"])
+def test_the_busiest_display_fits_the_screen(display, screenshots, width, height, lang):
+    expect = playwright_api.expect
+    page = display["browser"].new_page(viewport={"width": width, "height": height})
+    page.goto(f"{display['url']}?lang={lang}")
+    french = lang == "fr"
+    expect(page.locator("#devices")).to_have_text("⚠ Caméra hors ligne" if french else "⚠ Camera offline")
+    expect(page.locator(".flag")).to_have_count(4)
+    expect(page.locator(".refused")).to_have_count(1)
+    expect(page.locator(".payouts li")).to_have_count(7)
+    screenshots(page, f"display-busiest-{lang}-{width}x{height}.png")
+    assert page.evaluate(OUTSIDE) == []
+    sizes = page.locator(".payouts .figure").evaluate_all("es => es.map(e => parseFloat(getComputedStyle(e).fontSize))")
+    assert len(sizes) == 14 and min(sizes) >= 32
+    page.close()
+
+
+def test_the_dealer_sees_the_refusal_the_alerts_and_what_to_do(display):
+    state = display["state"]
+    due = state["payments_due"]
+    expect = playwright_api.expect
+    page = display["browser"].new_page(viewport={"width": 1280, "height": 800})
+    page.goto(display["url"] + "?lang=fr")
+    places = ", ".join(map(str, due))
+    expect(page.locator(".refused")).to_have_text(f"✖Fin de coup refusée : places {places} encore à payer ×2")
+    exposed = page.locator(".flag", has_text="Carte exposée")
+    expect(exposed).to_contain_text("ALERTE : Carte exposée — place 3 ×3")
+    expect(exposed).to_contain_text("→ Retourner la carte, poursuivre la donne")
+    raised = page.locator(".flag", has_text="Relance différente")
+    expect(raised).to_contain_text("relance de 30,00 € ; la règle est exactement 2 fois l'ante, 20,00 €")
+    expect(raised).to_contain_text("→ Régler la relance comme indiqué ; appeler le chef de table")
+    expect(page.locator(".flag", has_text="Mise changée")).to_contain_text("passé de 10,00 € à 15,00 €")
+    expect(page.locator(".flag", has_text="Compte du sabot")).to_contain_text("le sabot a compté 39 cartes")
+    # The next box to pay: highlighted in the panel and on the felt; the one paid before it crossed off.
+    expect(page.locator(".payouts li.next")).to_have_attribute("data-seat", str(due[0]))
+    expect(page.locator(".payouts li.next .state")).to_have_text("▶")
+    expect(page.locator(".seat.next")).to_have_attribute("data-seat", str(due[0]))
+    expect(page.locator(".payouts li.paid")).to_have_count(1)
+    seat_1 = [p for p in state["settlement"]["payouts"] if p["seat"] == 1]
+    pay = sum(p["net"] for p in seat_1 if p["net"] > 0)
+    collect = -sum(p["net"] for p in seat_1 if p["net"] < 0)
+    row = page.locator('.payouts li[data-seat="1"]')
+    expect(row.locator(".pay")).to_have_text(euros(pay))
+    expect(row.locator(".collect")).to_have_text(euros(collect) if collect else "—")
+    expect(page.locator(".payouts .head").first).to_have_text("à payerà ramasser")
+    page.get_by_role("button", name="Language").click()
+    expect(page.locator(".refused")).to_have_text(f"✖End coup refused: seats {places} are still to be paid ×2")
+    expect(page.locator(".flag", has_text="Card exposed").locator(".todo")).to_have_text(
+        "→ Turn the card over, go on dealing")
+    page.close()
+
+
+def euros(cents: int) -> str:
+    units = f"{cents // 100:,}".replace(",", "\u202f")
+    return f"{units},{cents % 100:02d} €"
