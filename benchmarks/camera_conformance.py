@@ -17,9 +17,9 @@ stores are then read, and for each coup compared:
   camera's run raised is a missed flag.
 
 The corpus: ``deploy/demo-script.toml`` (every fault kind of the script once) and ``--random`` coups drawn from a
-seed for each profile (1 to 7 seats, bonus, purchase, jackpot as the profile has them). The time per coup is the
-demo's own (« N coups played in X s »: the stack's start and the models' loading left out). It reports what it
-measures; it is never a timed test.
+seed of its own for each profile (1 to 7 seats, bonus, purchase, jackpot as the profile has them). The time per
+coup is the demo's own (« N coups played in X s »: the stack's start and the models' loading left out). It reports
+what it measures; it is never a timed test.
 """
 
 from __future__ import annotations
@@ -155,14 +155,16 @@ def main() -> int:
     parser.add_argument("--script", action="append", default=None,
                         help="a coup script (repeatable; default deploy/demo-script.toml)")
     parser.add_argument("--random", type=int, default=3, help="random coups per profile (default 3)")
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=1, help="the first profile's seed; the next ones count on")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds one demo run may take (default 1800)")
     args = parser.parse_args()
     scripts = args.script if args.script is not None else ["deploy/demo-script.toml"]
     parts = [Part(f"script {s}", ["--script", s]) for s in scripts]
     if args.random:
-        parts += [Part(f"{profile} seed {args.seed}", ["--coups", str(args.random), "--seed", str(args.seed),
-                                                         "--profile", profile]) for profile in profile_names()]
+        # a seed of its own for each profile, so that no two profiles play the same draw of seats and bets
+        parts += [Part(f"{profile} seed {args.seed + k}", ["--coups", str(args.random), "--seed", str(args.seed + k),
+                                                             "--profile", profile])
+                  for k, profile in enumerate(profile_names())]
     with tempfile.TemporaryDirectory(prefix="conformance-") as work:
         for k, part in enumerate(parts):
             for camera in ("direct", "rendered"):

@@ -148,7 +148,7 @@ def _resolution(width: int, height: int, layout, scenes, steps, baseline_model) 
     from training.table_replay import replay
     from vision.calibrate import calibrate
     from vision.table_reader import TableReader
-    from vision.tracker import Tracker
+    from vision.tracker import Tracker, hand_stagger
 
     renderer = Renderer(layout, TableCamera(width=width, height=height), seed=9)
     frames = [renderer.render(scene, k * 100) for k, scene in enumerate(scenes)]
@@ -186,7 +186,7 @@ def _resolution(width: int, height: int, layout, scenes, steps, baseline_model) 
         film_baseline.append(baseline(frame))
         film_baseline_times.append(time.perf_counter() - started)
 
-    report = replay(steps, renderer, reader, Tracker(), on_frame=on_frame)
+    report = replay(steps, renderer, reader, Tracker(stagger=hand_stagger(layout)), on_frame=on_frame)
     film = {"pipeline": _figures(report.read_seconds, film_truths, film_found, True),
             "baseline": _figures(film_baseline_times, film_truths, film_baseline, False)}
     film["throughput_ratio"] = round(film["pipeline"]["fps"] / film["baseline"]["fps"], 2)

@@ -121,6 +121,22 @@ def test_cards_settling_in_the_same_frame_are_ordered_by_first_sight():
     assert sorted((e.order, e.position) for e in events) == [(1, 6), (2, 2)]
 
 
+def test_cards_first_seen_together_are_numbered_in_the_dealing_order():
+    """The camera comes back after two rounds dealt unseen: round by round along each hand's stagger, seats from the
+    dealer's left, the dealer last, whatever order the detector lists them in."""
+    along_x = {1: (1.0, 0.0), 3: (1.0, 0.0), 0: (-1.0, 0.0)}  # the dealer's hand is laid the other way
+    feed = Feed(Tracker(CONFIG, dealing=True, stagger=along_x))
+    first_round = [back(1, 1500), back(3, 1200), back(0, 900)]
+    feed.frames(6, first_round)
+    unseen = [back(0, 820), back(3, 1280), back(1, 1540), back(0, 860), back(3, 1240), back(1, 1580)]
+    events = feed.frames(6, first_round + unseen)
+    assert [(e.position, e.order) for e in events] == [(1, 4), (3, 5), (0, 6), (1, 7), (3, 8), (0, 9)]
+    # without the stagger the order is the detector's, seats still before the dealer
+    feed = Feed(Tracker(CONFIG, dealing=True))
+    events = feed.frames(6, [back(0, 900), back(3, 1200), back(1, 1500)])
+    assert [e.position for e in events] == [1, 3, 0]
+
+
 def test_a_hand_passing_over_the_cards_removes_nothing():
     feed = Feed()
     cards = [back(3, 500), back(3, 540), face(0, "9D", 900)]

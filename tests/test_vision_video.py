@@ -21,7 +21,7 @@ from controller.sim.world import build_timeline
 from training.table_replay import replay
 from vision.calibrate import calibrate
 from vision.table_reader import TableReader
-from vision.tracker import Tracker
+from vision.tracker import Tracker, hand_stagger
 
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 REPORT = ARTIFACTS / "coup.json"
@@ -51,7 +51,7 @@ def film():
     REPORT.unlink(missing_ok=True)
     video = cv2.VideoWriter(str(ARTIFACTS / "coup.avi"), cv2.VideoWriter_fourcc(*"MJPG"), 10, (960, 540))
     try:
-        report = replay(steps, renderer, reader, Tracker(),
+        report = replay(steps, renderer, reader, Tracker(stagger=hand_stagger(layout)),
                         on_frame=lambda frame, _scene, _reading: video.write(cv2.resize(frame, (960, 540))))
     finally:
         video.release()
@@ -93,3 +93,8 @@ def test_no_face_down_card_is_reported_exposed(film) -> None:
 
 def test_zones_chip_values(film) -> None:
     assert _share_right(film, "chips") == 1.0
+
+
+def test_cards_taken_away_are_seen_removed(film) -> None:
+    """The folded hand, the discard before the bought card, and the cards collected at the end of the coup."""
+    assert _share_right(film, "removed") == 1.0

@@ -1,8 +1,10 @@
 """A whole coup filmed by the virtual table's camera and read back by the vision pipeline, frame by frame, offline.
 
-Each scene change of a script's timeline is held for a few frames (the camera's pace), every frame goes through
-the table reader and the tracker, and what the tracker publishes is compared, change by change, with what a
-perfect camera would publish (``DirectVision``). Used by the overhead-video test and by ``benchmarks/vision.py``.
+Each scene change of a script's timeline is held for a few frames (the camera's pace), and longer while the tracker
+has not yet published what a perfect camera would (as the virtual table waits for the vision process: a card taken
+away counts as gone only after a second and a half). Every frame goes through the table reader and the tracker,
+and what the tracker publishes is compared, change by change, with what a perfect camera would publish
+(``DirectVision``). Used by the overhead-video test and by ``benchmarks/vision.py``.
 """
 
 from __future__ import annotations
@@ -43,8 +45,9 @@ OnFrame = Callable[[np.ndarray, SceneState, FrameReading], None]
 
 
 def replay(steps: list[Step], renderer: Renderer, reader: TableReader, tracker: Tracker, hold_frames: int = 6,
-           frame_ms: int = 100, on_frame: OnFrame | None = None) -> ReplayReport:
-    """Film ``steps`` (scene changes held ``hold_frames`` frames each; button presses set the tracker's phase as the
+           frame_ms: int = 100, on_frame: OnFrame | None = None, wait_frames: int = 30) -> ReplayReport:
+    """Film ``steps`` (scene changes held ``hold_frames`` frames each, up to ``wait_frames`` while the tracker has
+    not published all a perfect camera would; button presses set the tracker's phase as the
     engine's state would) and compare the tracker's events with the perfect camera's. ``on_frame(frame, scene,
     reading)`` sees each frame, the scene it shows and what the reader made of it."""
     perfect = DirectVision()
@@ -63,7 +66,9 @@ def replay(steps: list[Step], renderer: Renderer, reader: TableReader, tracker: 
         wanted = [observation_key(b) for _topic, b in perfect.see(step.scene) if isinstance(b, OBSERVED)]
         got: list[tuple[object, ...]] = []
         if step.scene.camera_online:
-            for _ in range(hold_frames):
+            held = 0
+            while held < hold_frames or (held < wait_frames and Counter(wanted) - Counter(got)):
+                held += 1
                 frame = renderer.render(step.scene, t_ms)
                 started = time.perf_counter()
                 reading = reader.read(frame)

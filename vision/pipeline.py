@@ -31,7 +31,7 @@ from vision.calibrate import Calibration, CalibrationError, calibrate, load_cali
 from vision.capture import Frame, FrameGrabber
 from vision.evidence import draw_evidence, save_evidence
 from vision.table_reader import FrameReading, TableReader
-from vision.tracker import TOPICS, Observation, Tracker
+from vision.tracker import TOPICS, Observation, Tracker, hand_stagger
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +74,7 @@ class VisionProcess:
         self._calibration_failed: str | None = None
         self._next_calibration = 0.0
         self.reader: TableReader | None = None
-        self.tracker = Tracker()
+        self.tracker = Tracker(stagger=hand_stagger(self.layout))
         self.publisher = Publisher(context, config.bus_publish, "vision", heartbeat_topic="vision.heartbeat")
         # all of core.*: the engine's heartbeats and sequence numbers run over all its topics
         self.subscriber = Subscriber(context, config.bus_subscribe, ("core.",))

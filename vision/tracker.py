@@ -14,7 +14,10 @@ rank now and then, and loses cards under arms and hands. So
 - a zone's chip total is reported once the new total has held for the same steady period.
 
 Cards of a hand are matched frame to frame by position (they are laid slightly staggered, overlapping). The index
-of a card in its hand is its place in the order the hand received it, as the engine's hand has it.
+of a card in its hand is its place in the order the hand received it, as the engine's hand has it. Cards that first
+show in the same frame (the camera back after a dropout, a stack of cards uncovered at once) were dealt while nobody
+watched: they are numbered in the dealing order (round by round, along each hand's stagger, seats from the dealer's
+left, the dealer last), so the rules judge the deal only on what the camera saw of it.
 
 Cards that leave the felt: during the deal a player's card that goes is a player looking (``CardsLifted``); after
 the deal it is ``CardRemoved``. A whole hand that goes is
@@ -26,7 +29,7 @@ ones; a single card gone after the deal is a discard, and the card that comes ne
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -39,7 +42,7 @@ from controller.bus.schema import (
     CardsLifted,
     ChipsChanged,
 )
-from controller.felt.layout import DEALER
+from controller.felt.layout import DEALER, Layout, axes
 from vision.common import CARDS, rules_card
 
 KINDS = ("card_face", "card_back", "chip")
@@ -135,6 +138,16 @@ class _Run:
         return face_up, faces.most_common(1)[0][0] if face_up else None
 
 
+def hand_stagger(layout: Layout) -> dict[int, tuple[float, float]]:
+    """Each position's direction of stagger: the card zone's width axis, along which its cards are laid."""
+    stagger = {}
+    for zone in layout.zones:
+        if zone.area == "cards":
+            u = axes(zone.angle)[0]
+            stagger[zone.seat] = (float(u[0]), float(u[1]))
+    return stagger
+
+
 def _run(t_ms: int, label: str) -> _Run:
     return _Run(t_ms, t_ms, 1, Counter([label]))
 
@@ -181,9 +194,14 @@ class _ChipZone:
 class Tracker:
     """Feed it every frame's observations with ``track``; it returns the events to publish."""
 
-    def __init__(self, config: TrackerConfig | None = None, dealing: bool = False) -> None:
+    def __init__(self, config: TrackerConfig | None = None, dealing: bool = False,
+                 stagger: Mapping[int, tuple[float, float]] | None = None) -> None:
+        """``stagger``: for each position, the unit vector on the felt along which its hand's cards are laid one
+        after the other (``hand_stagger(layout)``); without it, cards first seen in the same frame keep the order
+        the detector gave them."""
         self.config = config or TrackerConfig()
         self.dealing = dealing
+        self.stagger = dict(stagger or {})
         self._hands: dict[int, _Hand] = {}
         self._chips: dict[ZoneKey, _ChipZone] = {}
         self._order = 0
@@ -261,13 +279,27 @@ class Tracker:
             ready += [(c.seen.first_ms, seat, c)
                       for c in self._track_hand(t_ms, seat, hand, cards.get(seat, []), (seat, "cards") in occluded,
                                                 events)]
-        # Cards settled in the same frame are numbered in the order they first appeared.
-        for _first, seat, candidate in sorted(ready, key=lambda r: (r[0], r[1])):
+        for _first, seat, candidate in sorted(ready, key=self._dealing_order(ready)):
             events += self._settle(seat, self._hands[seat], candidate)
         for key in sorted(set(self._chips) | set(chips)):
             if key not in occluded:
                 events += self._track_chips(t_ms, key, chips.get(key, 0))
         return events
+
+    def _dealing_order(self, ready: list[tuple[int, int, _Candidate]]
+                       ) -> Callable[[tuple[int, int, _Candidate]], tuple[int, int, int]]:
+        """Sort key for cards settled in one frame: first seen first; among cards first seen together, the place in
+        its hand's stagger (the round it was dealt in), then the seat from the dealer's left, the dealer last."""
+        places: dict[int, int] = {}
+        together: dict[tuple[int, int], list[_Candidate]] = {}
+        for first, seat, candidate in ready:
+            together.setdefault((first, seat), []).append(candidate)
+        for (_first, seat), candidates in together.items():
+            u = self.stagger.get(seat)
+            if u is not None:
+                candidates = sorted(candidates, key=lambda c: c.x * u[0] + c.y * u[1])
+            places.update({id(c): place for place, c in enumerate(candidates)})
+        return lambda r: (r[0], places[id(r[2])], r[1] if r[1] != DEALER else 8)
 
     def _track_hand(self, t_ms: int, seat: int, hand: _Hand, seen: list[Observation], occluded: bool,
                     events: list[Event]) -> list[_Candidate]:

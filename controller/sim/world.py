@@ -7,7 +7,7 @@ played alongside through the pure rules core, operation by operation, which give
 and the payouts it must make: the expected results, computed without the bus, the engine or the store.
 
 ``DirectVision`` turns the scene changes into the observations the vision pipeline publishes (cards placed,
-identified, lifted; chips; camera status), so the whole stack can be driven without rendering frames.
+identified, lifted, removed; chips; camera status), so the whole stack can be driven without rendering frames.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from controller.bus.schema import (
     CardExposed,
     CardIdentified,
     CardPlaced,
+    CardRemoved,
     CardsLifted,
     ChipsChanged,
 )
@@ -408,6 +409,10 @@ class DirectVision:
                 events.append(("vision.card", CardIdentified(card.position, card.index, card.card)))
         for seat in sorted({c.position for c in after.cards if c.lifted} - lifted_before):
             events.append(("vision.card", CardsLifted(seat)))
+        # gone from the felt (a fold, a discard, the cards collected), not held up by a player looking
+        kept = {(c.position, c.index) for c in after.cards}
+        for gone in sorted((c.position, c.index) for c in before.cards if (c.position, c.index) not in kept):
+            events.append(("vision.card", CardRemoved(*gone)))
         stacks_before = {(s.seat, s.box): sum(s.chips) for s in before.chips}
         stacks_after = {(s.seat, s.box): sum(s.chips) for s in after.chips}
         for seat, box in sorted(stacks_before.keys() | stacks_after.keys()):
@@ -418,7 +423,7 @@ class DirectVision:
 
 
 #: what the vision pipeline publishes about the felt (its camera status aside)
-OBSERVED = (CardPlaced, CardIdentified, CardExposed, CardsLifted, ChipsChanged)
+OBSERVED = (CardPlaced, CardIdentified, CardExposed, CardsLifted, CardRemoved, ChipsChanged)
 
 
 def observation_key(body: object) -> tuple[object, ...]:
@@ -432,6 +437,8 @@ def observation_key(body: object) -> tuple[object, ...]:
             return ("exposed", position, index)
         case CardsLifted(seat=seat):
             return ("lifted", seat)
+        case CardRemoved(position=position, index=index):
+            return ("removed", position, index)
         case ChipsChanged(seat=seat, box=box, amount=amount):
             return ("chips", seat, box, amount)
     return (type(body).__name__,)
