@@ -226,7 +226,8 @@ class Referee:
             return None
         try:
             self.table.verify(Settle(operation.t, self.jackpot_meter))
-        except ActionRefused as wait:
+        except RulesError as error:
+            wait = _as_refused(operation, error)
             return ActionRefused(operation.kind, wait.reason, wait.reason_fr)
         return None
 

@@ -131,6 +131,12 @@ def test_cards_first_seen_together_are_numbered_in_the_dealing_order():
     unseen = [back(0, 820), back(3, 1280), back(1, 1540), back(0, 860), back(3, 1240), back(1, 1580)]
     events = feed.frames(6, first_round + unseen)
     assert [(e.position, e.order) for e in events] == [(1, 4), (3, 5), (0, 6), (1, 7), (3, 8), (0, 9)]
+    # the camera lost after seat 1's second card: seat 3 and the dealer had one card fewer
+    feed = Feed(Tracker(CONFIG, dealing=True, stagger=along_x))
+    feed.frames(6, first_round + [back(1, 1540)])
+    events = feed.frames(6, first_round + [back(1, 1540), back(0, 860), back(3, 1240), back(0, 820), back(3, 1280),
+                                           back(1, 1580)])
+    assert [e.position for e in events] == [3, 0, 1, 3, 0]
     # without the stagger the order is the detector's, seats still before the dealer
     feed = Feed(Tracker(CONFIG, dealing=True))
     events = feed.frames(6, [back(0, 900), back(3, 1200), back(1, 1500)])

@@ -2,7 +2,7 @@
 
 Each scene change of a script's timeline is held for a few frames (the camera's pace), and longer while the tracker
 has not yet published what a perfect camera would (as the virtual table waits for the vision process: a card taken
-away counts as gone only after a second and a half). Every frame goes through the table reader and the tracker,
+away counts as gone only after ``TrackerConfig.gone_ms``). Every frame goes through the table reader and the tracker,
 and what the tracker publishes is compared, change by change, with what a perfect camera would publish
 (``DirectVision``). Used by the overhead-video test and by ``benchmarks/vision.py``.
 """

@@ -287,10 +287,11 @@ class Tracker:
         return events
 
     def _dealing_order(self, ready: list[tuple[int, int, _Candidate]]
-                       ) -> Callable[[tuple[int, int, _Candidate]], tuple[int, int, int]]:
-        """Sort key for cards settled in one frame: first seen first; among cards first seen together, the place in
-        its hand's stagger (the round it was dealt in), then the seat from the dealer's left, the dealer last."""
-        places: dict[int, int] = {}
+                       ) -> Callable[[tuple[int, int, _Candidate]], tuple[int, int, bool, int]]:
+        """Sort key for cards settled in one frame: first seen first; among cards first seen together, the round
+        each was dealt in (the cards its hand already had, then its place along the hand's stagger), then the seat
+        from the dealer's left, the dealer last."""
+        rounds: dict[int, int] = {}
         together: dict[tuple[int, int], list[_Candidate]] = {}
         for first, seat, candidate in ready:
             together.setdefault((first, seat), []).append(candidate)
@@ -298,8 +299,9 @@ class Tracker:
             u = self.stagger.get(seat)
             if u is not None:
                 candidates = sorted(candidates, key=lambda c: c.x * u[0] + c.y * u[1])
-            places.update({id(c): place for place, c in enumerate(candidates)})
-        return lambda r: (r[0], places[id(r[2])], r[1] if r[1] != DEALER else 8)
+            held = len(self._hands[seat].cards)
+            rounds.update({id(c): held + place for place, c in enumerate(candidates)})
+        return lambda r: (r[0], rounds[id(r[2])], r[1] == DEALER, r[1])
 
     def _track_hand(self, t_ms: int, seat: int, hand: _Hand, seen: list[Observation], occluded: bool,
                     events: list[Event]) -> list[_Candidate]:

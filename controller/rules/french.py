@@ -17,5 +17,15 @@ def who_fr(position: int) -> str:
     return "le croupier" if position == DEALER else f"place {position}"
 
 
+def to_fr(position: int) -> str:
+    """« au croupier », « à la place 3 »."""
+    return "au croupier" if position == DEALER else f"à la place {position}"
+
+
+def of_fr(position: int) -> str:
+    """« du croupier », « de la place 3 »."""
+    return "du croupier" if position == DEALER else f"de la place {position}"
+
+
 def seats_fr(seats: list[int]) -> str:
     return ("place " if len(seats) == 1 else "places ") + ", ".join(map(str, seats))

@@ -219,7 +219,7 @@ _NAMES_FR: dict[str, tuple[str, bool]] = {
     "bet": ("mise", True),
     "no-more-bets": ("« rien ne va plus »", False),
     "shuffle": ("mélange", False),
-    "cut": ("coupe", True),
+    "cut": ("présentation de la coupe", True),  # « coupe refusée » would read as a player declining the cut
     "deal": ("carte donnée", True),
     "identify": ("identification de carte", True),
     "expose": ("carte exposée", True),
@@ -234,7 +234,7 @@ _NAMES_FR: dict[str, tuple[str, bool]] = {
     "settle": ("règlement du coup", False),
     "paid": ("paiement terminé", False),
     "shoe-count": ("compte du sabot", False),
-    "void": ("coup nul", False),
+    "void": ("déclaration de coup nul", True),
     "end-coup": ("fin de coup", True),
 }
 

@@ -22,7 +22,7 @@ from typing import TypeVar
 from .cards import Card
 from .errors import ActionRefused
 from .flags import Flag, FlagKind, Severity
-from .french import euros_fr, seats_fr, who_fr
+from .french import euros_fr, of_fr, seats_fr, to_fr, who_fr
 from .operations import (
     DEALER,
     Box,
@@ -563,10 +563,10 @@ class Table:
             else:
                 kind = FlagKind.CARD_OUT_OF_TURN
             turn = "nobody (the deal is complete)" if expected is None else who(expected)
-            turn_fr = "personne (la donne est complète)" if expected is None else who_fr(expected)
+            turn_fr = "c'était la fin de la donne" if expected is None else f"c'était le tour {of_fr(expected)}"
             self._flag(kind, Severity.WARNING, op.position,
                        f"card dealt to {who(op.position)}; it was the turn of {turn}",
-                       f"carte donnée à : {who_fr(op.position)} ; c'était le tour de : {turn_fr}")
+                       f"carte donnée {to_fr(op.position)} ; {turn_fr}")
             self.coup.deal_in_order = False
         dealer_fifth = op.position == DEALER and len(hand.cards) == HAND_SIZE - 1
         if op.face_up and not dealer_fifth:
@@ -778,11 +778,11 @@ class Table:
         if profile.auto_raise_from is not None and value.category >= profile.auto_raise_from:
             seat.decision = Decision.RAISE
             seat.raise_amount = seat.fixed[Box.ANTE] * profile.raise_multiple
-            outcome = f"raised automatically ({value.category.name_fr})"
-            outcome_fr = f"relance automatique ({value.category.name_fr})"
+            # the hand's category stays out of the detail: the kiosk shows it while the hand is still face down
+            outcome, outcome_fr = "raised automatically (the profile's rule for its hand)", "relance d'office"
         else:
             seat.decision = Decision.FOLD
-            outcome, outcome_fr = "folded", "passe"
+            outcome, outcome_fr = "folded", "passe d'office"
         self._flag(FlagKind.DECISION_TIMEOUT, Severity.INFO, op.seat,
                    f"seat {op.seat} did not act within {profile.decision_seconds} s: {outcome}",
                    f"la place {op.seat} n'a pas décidé en {profile.decision_seconds} s : {outcome_fr}")

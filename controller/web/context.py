@@ -19,6 +19,7 @@ from starlette.routing import Route
 
 from controller.config import TableConfig
 from controller.errors import StudTableError
+from controller.rules.french import euros_fr
 
 from .live import LiveTable
 from .reviewdb import ReviewDB, User
@@ -33,10 +34,6 @@ class NeedLogin(StudTableError, PermissionError):
     """A page asked for by someone not logged in: the app answers with a redirect to the login page."""
 
 
-def euros(cents: int) -> str:
-    sign = "−" if cents < 0 else ""
-    units = f"{abs(cents) // 100:,}".replace(",", "\u202f")
-    return f"{sign}{units},{abs(cents) % 100:02d} €"
 
 
 def when(timestamp: float) -> str:
@@ -45,7 +42,7 @@ def when(timestamp: float) -> str:
 
 def load_templates(table_id: str) -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES_DIR), autoescape=True)
-    env.globals.update(euros=euros, table_id=table_id)
+    env.globals.update(euros=euros_fr, table_id=table_id)
     return env
 
 
