@@ -6,14 +6,13 @@ acknowledging the flag in the review. Screenshots go to test-artifacts/."""
 from __future__ import annotations
 
 import re
-import socket
 import threading
 from pathlib import Path
 
 import pytest
 import zmq
 from busutil import raw_publisher, send, wait_until
-from webutil import PASSWORD, fast_hasher, faulty_coups, table_config
+from webutil import CHROMIUM, CHROMIUM_ARGS, PASSWORD, fast_hasher, faulty_coups, free_port, table_config
 
 from controller.bus.proxy import Proxy
 from controller.bus.schema import ButtonPressed, CardPlaced
@@ -27,16 +26,7 @@ playwright_api = pytest.importorskip("playwright.sync_api")
 playwright_api.expect.set_options(timeout=15_000)  # engine -> proxy -> follower -> SSE -> page, on a loaded machine
 uvicorn = pytest.importorskip("uvicorn")
 
-CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--no-first-run"]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +59,7 @@ def stack(tmp_path_factory):
     assert wait_until(lambda: probe.receive(50) is not None)  # the engine's heartbeat: the bus is up
     probe.close()
     with playwright_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
         yield {"url": f"http://127.0.0.1:{port}", "send": lambda envelope: send(raw, *envelope), "store": store,
                "engine": engine, "browser": browser, "config": config, "envelopes": the_coups(config)}
         browser.close()

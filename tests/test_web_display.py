@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import threading
 from pathlib import Path
 
 import pytest
 from busutil import wait_until
-from webutil import fast_hasher, table_config
+from webutil import CHROMIUM, CHROMIUM_ARGS, fast_hasher, free_port, table_config
 
 from controller.bus.schema import ButtonPressed, CameraStatus, DealerOperation, Envelope
 from controller.profiles import PROFILES_DIR
@@ -30,9 +29,6 @@ pytestmark = pytest.mark.browser
 playwright_api = pytest.importorskip("playwright.sync_api")
 uvicorn = pytest.importorskip("uvicorn")
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--no-first-run"]
 KEPT = Path(__file__).resolve().parent.parent / "build" / "screenshots"
 
 HANDS = {1: "2h 5h 8h Jh Kh", 2: "Qc Qd 3h 6c 9s", 3: "Jc 9d 6h 4c 3s", 4: "8c 8d 8s 5c 5d",
@@ -100,12 +96,6 @@ def busiest_state() -> dict:
     return referee.state()
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def display(tmp_path_factory):
     """The web server (uvicorn in a thread) showing the busiest state, and a browser."""
@@ -124,7 +114,7 @@ def display(tmp_path_factory):
     thread.start()
     assert wait_until(lambda: server.started, timeout=15)
     with playwright_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
         yield {"url": f"http://127.0.0.1:{port}/display", "browser": browser, "state": state}
         browser.close()
     server.should_exit = True

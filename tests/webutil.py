@@ -3,6 +3,7 @@ simulated coups (one with a card dealt face up during the deal), coups with chos
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import zmq
@@ -20,6 +21,16 @@ from controller.sim.events import bus_events
 from controller.store import EventStore, NewEvent
 
 PASSWORD = "correct horse battery"
+#: Debian's browser, which Playwright drives by its path (its own download does not work here)
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run"]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def fast_hasher():
