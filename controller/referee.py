@@ -8,7 +8,7 @@ store's readers (export, replay, review) play events through it without zmq.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import msgspec
@@ -74,10 +74,18 @@ class Refusal:
     reason_fr: str
     #: how many times the same action was refused for the same reason in this coup
     count: int = 1
+    #: the operation refused, checked again as the table moves on (None: the event stood for no operation)
+    operation: Operation | None = None
+
+    def shown(self) -> dict[str, Any]:
+        """What the state carries of it (the operation stays in the referee)."""
+        return {"kind": self.kind, "action_fr": self.action_fr, "reason": self.reason, "reason_fr": self.reason_fr,
+                "count": self.count}
 
 
-def _refusal(kind: str, reason: str, reason_fr: str, action_fr: str | None = None) -> Refusal:
-    return Refusal(kind, action_fr or refused_fr(kind), reason, reason_fr)
+def _refusal(kind: str, reason: str, reason_fr: str, action_fr: str | None = None,
+             operation: Operation | None = None) -> Refusal:
+    return Refusal(kind, action_fr or refused_fr(kind), reason, reason_fr, operation=operation)
 
 
 @dataclass
@@ -206,7 +214,7 @@ class Referee:
         except RulesError as error:
             refused = self._settlement_wait(operation) or _as_refused(operation, error)
             return Outcome(operation, refused=str(refused),
-                           refusal=_refusal(refused.action, refused.reason, refused.reason_fr))
+                           refusal=_refusal(refused.action, refused.reason, refused.reason_fr, operation=operation))
         # Once the dealer's hand is shown and every card needed is known, the coup is settled.
         settle = Settle(operation.t, self.jackpot_meter)
         if self.table.phase is Phase.SHOWDOWN:
@@ -216,7 +224,7 @@ class Referee:
             except RulesError as error:
                 wait = _as_refused(settle, error)
                 return Outcome(operation, flags=self.table.flags[flags_before:], settlement_waits=str(wait),
-                               refusal=_refusal(wait.action, wait.reason, wait.reason_fr))
+                               refusal=_refusal(wait.action, wait.reason, wait.reason_fr, operation=settle))
         return Outcome(operation, flags=self.table.flags[flags_before:])
 
     def _settlement_wait(self, operation: Operation) -> ActionRefused | None:
@@ -232,15 +240,17 @@ class Referee:
         return None
 
     def _remember(self, outcome: Outcome) -> None:
-        """Keep the coup's refusals for the display. One stands until the action it refused goes through or the
-        coup moves to its next phase: the camera's next reading, accepted a second later, must not wipe it
-        before the dealer has read it. The same refusal again counts on its entry; the settlement's wait is a
-        standing condition, said again after each event of the showdown, so it is kept once, not counted."""
+        """Keep the coup's refusals for the display. One stands while its reason holds: after each accepted
+        operation the refused one is checked again, and goes once the table would take it (or says its new
+        reason: « places 3, 5 encore à payer », then « place 5 encore à payer »); the camera's next reading,
+        accepted a second later, does not wipe it before the dealer has read it. A new phase of the coup starts
+        afresh. The same refusal again counts on its entry; the settlement's wait is a standing condition, said
+        again after each event of the showdown, so it is kept once, not counted."""
         moment = (self.table.coup.number, self.table.phase)
         if moment != self._refusals_moment:
             self.refusals, self._refusals_moment = [], moment
         if outcome.operation is not None and outcome.refused is None:
-            self.refusals = [r for r in self.refusals if r.kind != outcome.operation.kind]
+            self.refusals = [kept for r in self.refusals if (kept := self._still_refused(r, outcome.operation))]
         refusal = outcome.refusal
         if refusal is None:
             return
@@ -252,12 +262,25 @@ class Referee:
             refusal.count = same.count + 1
         self.refusals = [*self.refusals, refusal][-KEPT_REFUSALS:]
 
+    def _still_refused(self, refusal: Refusal, accepted: Operation) -> Refusal | None:
+        """``refusal`` as it stands now that ``accepted`` went through: None once the table would take it."""
+        if refusal.operation is None:
+            return None if refusal.kind == accepted.kind else refusal
+        now = self.table.log[-1].t if self.table.log else 0
+        try:
+            self.table.verify(replace(refusal.operation, t=now))
+        except RulesError as error:
+            reason = (self._settlement_wait(replace(refusal.operation, t=now))
+                      or _as_refused(refusal.operation, error))
+            return replace(refusal, reason=reason.reason, reason_fr=reason.reason_fr)
+        return None
+
     def state(self) -> dict[str, Any]:
         summary = table_summary(self.table)
         summary["devices"] = msgspec.to_builtins(self.devices)
         summary["raised_by"] = {str(n): s.decision.value for n, s in self.table.seats.items()
                                 if s.decision is Decision.RAISE}
-        summary["refusals"] = [msgspec.to_builtins(refusal) for refusal in self.refusals]
+        summary["refusals"] = [refusal.shown() for refusal in self.refusals]
         return summary
 
 

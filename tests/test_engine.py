@@ -125,15 +125,16 @@ def test_the_display_learns_why_the_coup_cannot_end_and_how_often_it_was_asked()
     assert referee.state()["refusals"] == []
 
 
-def test_a_refusal_stands_until_its_action_goes_through(tmp_path):
-    """An unrelated accepted event leaves it; the same action accepted removes it; so does the next phase. A late
-    joiner gets the same list: the engine's state after replaying its store carries it."""
+def test_a_refusal_stands_while_its_reason_holds(tmp_path):
+    """Each accepted operation checks the refused ones again: one the table would now take goes, one still refused
+    stays; the next phase starts afresh. A late joiner gets the same list: the engine's state after replaying its
+    store carries it."""
     from webutil import recorded_store, table_config
 
     config = table_config(tmp_path)
     deck = ",".join(f"{r}{s}" for r in "23456789TJQKA" for s in "cdhs")
     bodies = [DealerOperation(f"open-session cards={deck}"), DealerOperation("sit seat=1"),
-              ButtonPressed("no_more_bets"), DealerOperation("sit seat=9"), ChipsChanged(1, "ante", 1000)]
+              ButtonPressed("no_more_bets"), DealerOperation("sit seat=9")]
     envelopes = [("dealer.keypad", _envelope(seq, body)) for seq, body in enumerate(bodies, start=1)]
     referee = Referee(config.rules)
     for _topic, envelope in envelopes:
@@ -142,7 +143,37 @@ def test_a_refusal_stands_until_its_action_goes_through(tmp_path):
         ("no-more-bets", "aucune place occupée n'a d'ante"),
         ("sit", "la place 9 n'est pas une place de la table (1 à 7)")]
     assert recorded_store(config, envelopes)["refusals"] == referee.state()["refusals"]
-    referee.handle(_envelope(6, DealerOperation("sit seat=2")))
-    assert [r.kind for r in referee.refusals] == ["no-more-bets"]
+    referee.handle(_envelope(5, ChipsChanged(1, "ante", 1000)))  # « rien ne va plus » would now go through
+    assert [r.kind for r in referee.refusals] == ["sit"]
+    referee.handle(_envelope(6, DealerOperation("sit seat=2")))  # another seat taken: seat 9 is still no seat
+    assert [r.kind for r in referee.refusals] == ["sit"]
     referee.handle(_envelope(7, ButtonPressed("no_more_bets")))
     assert referee.table.phase is Phase.DEALING and referee.refusals == []
+
+
+def test_a_refused_end_of_coup_says_which_seats_are_still_to_pay_as_they_are_paid():
+    """« Fin de coup refusée : places 3, 1 encore à payer » becomes « place 1 » once seat 3 is paid, and goes once
+    every seat is paid."""
+    from tables import dealt_table, showdown
+
+    from controller.sim.events import bus_events
+
+    rules = rules_for("fr-2007")
+    table = showdown(dealt_table(rules, {1: "As Ad 7c 8h 9s", 3: "Kc Kd 9h Jc Qs", DEALER: "Ac Kh 4d 5d 6s"}),
+                     {1: True, 3: True})
+    referee = Referee(rules)
+    bodies = [body for _ms, _topic, body in bus_events(table.log)]
+    for seq, body in enumerate(bodies, start=1):
+        referee.handle(_envelope(seq, body))
+    assert referee.table.phase is Phase.PAYING and referee.table.payments_due() == [3, 1]
+    seq = len(bodies)
+    assert referee.handle(_envelope(seq + 1, DealerOperation("end-coup"))).refused
+
+    def standing() -> list[str]:
+        return [r["reason_fr"] for r in referee.state()["refusals"]]
+
+    assert standing() == ["places 3, 1 encore à payer"]
+    referee.handle(_envelope(seq + 2, ButtonPressed("payment_done")))  # seat 3 paid
+    assert standing() == ["place 1 encore à payer"]
+    referee.handle(_envelope(seq + 3, ButtonPressed("payment_done")))  # seat 1 paid: the coup may end now
+    assert standing() == []

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .cards import Card
+from .french import euros_fr
 from .profile import TableRules
 from .ranking import ACE_KING, HandValue, evaluate
 
@@ -116,10 +117,6 @@ class Settlement:
     @property
     def house_net(self) -> int:
         return -sum(p.net for p in self.payouts)
-
-
-def _euros(cents: int) -> str:
-    return f"{cents // 100},{cents % 100:02d} €"
 
 
 def settle(
@@ -269,5 +266,5 @@ def _jackpot(rules: TableRules, seat: SeatInput, meter: int) -> Payout:
                       f"{category.name_fr} : pas de jackpot")
     amount = award.amount(meter)
     return Payout(seat.seat, Line.JACKPOT, seat.jackpot, Outcome.WIN, amount - seat.jackpot,
-                  f"{category.name_fr} : jackpot {_euros(amount)}")
+                  f"{category.name_fr} : jackpot {euros_fr(amount)}")
 

@@ -147,11 +147,11 @@ def _announce(report: Reporter, body: CoupSettled) -> None:
 
 
 def coup_line(coup: int, settlement: dict[str, Any]) -> str:
-    """A settled coup in one line: the dealer's hand, whether he plays (« jeu » / « pas de jeu », said even when
-    every player folded and the rules announce nothing; in French, as the demo's other lines), what the croupier
-    announces, the bank's result."""
+    """A settled coup in one line, in the croupier's French words: the dealer's hand, whether he plays (« jeu » /
+    « pas de jeu », said even when every player folded and the rules announce nothing), what the croupier
+    announces (in the profile's language), the bank's result."""
     announced = list(settlement.get("announced", []))
-    known = settlement.get("dealer_hand") is not None  # every player folded before the dealer's cards were seen
+    known = settlement.get("dealer_hand") is not None  # None: every player folded before his cards were seen
     if known and not settlement.get("void") and "no_game" not in settlement.get("announcements", []):
         announced.insert(0, "jeu" if settlement.get("dealer_qualifies") else "pas de jeu")
     parts = [f"croupier {settlement.get('dealer_hand') or '-'}", *announced,
