@@ -7,12 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from controller.felt.chips import CHIP_DIAMETER_MM
 from controller.felt.layout import load_layout
 from controller.sim.render import Renderer, TableCamera
 from controller.sim.scene import CardOnFelt, SceneState
 from vision.calibrate import calibrate
-from vision.onnx_detector import Box
 from vision.table_reader import TableReader
 
 
@@ -64,8 +62,8 @@ def test_a_card_dealt_is_read_and_only_the_regions_it_changed_are(table) -> None
     reading = reader.read(renderer.render(dealt, 200))
     read_again = reader.stats.regions_read - 2 * len(reader.regions)
     assert 1 <= read_again < len(reader.regions)
-    assert [(o.area, o.kind, o.label) for o in reading.observations if o.seat == 5] == [("ante", "chip", "2500"),
-                                                                                         ("cards", "card_face", "QH")]
+    assert sorted((o.area, o.kind, o.label) for o in reading.observations if o.seat == 5) == [
+        ("ante", "chip", "2500"), ("cards", "card_face", "QH")]
     # the regions kept still hold what they held
     assert [(o.area, o.kind) for o in reading.observations if o.seat == 1].count(("cards", "card_back")) == 3
     # the changed regions get their second look at the next frame, then are kept
@@ -83,15 +81,3 @@ def test_a_region_is_read_again_after_refresh_frames_however_still(table) -> Non
     assert reader.stats.regions_reused == 2 * len(reader.regions)
     reader.read(renderer.render(scene, 400))
     assert reader.stats.regions_read == 3 * len(reader.regions)
-
-
-def test_a_small_chip_box_inside_another_is_one_chip_seen_twice(table) -> None:
-    layout, _renderer, _scene, calibration = table
-    reader = TableReader(layout, calibration.table_to_image)
-    region = reader.regions[0]
-    chip_px = CHIP_DIAMETER_MM * reader.size / region.side_mm
-    chip = Box(100, 100, 100 + chip_px, 100 + chip_px, 2, 0.9)
-    double = Box(102, 110, 102 + 0.8 * chip_px, 110 + 0.8 * chip_px, 2, 0.6)
-    small_alone = Box(30, 30, 30 + 0.8 * chip_px, 30 + 0.8 * chip_px, 2, 0.6)
-    boxes = [chip, double, small_alone]
-    assert [reader._a_chip_seen_twice(region, box, boxes) for box in boxes] == [False, True, False]

@@ -238,9 +238,12 @@ def test_new_coup_restarts_the_order_and_ignores_the_last_coups_cards_still_on_t
     assert feed.frames(10, [face(3, "5H", 500)]) == [CardExposed(3, 0)]
 
 
-def test_weak_detections_are_ignored():
+def test_weak_card_detections_are_ignored_but_a_zones_chips_count_whole():
     feed = Feed()
     assert feed.frames(10, [Observation(3, "cards", "card_back", "BACK", 500, 400, 0.1)]) == []
+    # a count of two chips the counter is unsure of is still two chips, never one or none
+    unsure = [Observation(3, "ante", "chip", 500, 500, 600, 0.2), Observation(3, "ante", "chip", 500, 500, 600, 0.2)]
+    assert feed.frames(10, unsure) == [ChipsChanged(3, "ante", 1000)]
 
 
 def test_rules_card_spelling():

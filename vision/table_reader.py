@@ -4,7 +4,10 @@ The felt's geometry is known (layout + calibration), so the detector never looks
 zones, and the dealer's area, are rectified from the full-resolution frame into one small upright square crop, and
 the crops go through the detector in one batch. Each card's top-left corner — the part of it the next card, laid
 « légèrement décalée », leaves visible — is then rectified again from the full frame and read by the index reader
-(``vision.index_reader``). Chips are valued by the colour of their face (``controller.felt.chips``).
+(``vision.index_reader``). Each bet zone of the region is rectified again too, and the chip counter
+(``vision.chip_counter``) counts its chips per denomination: the detector merges or misses a spread pile's
+overlapping chips, and takes a tall pile of one colour for a card now and then, so it neither counts the chips nor
+says where to look for them.
 
 This is what makes the pipeline fast on a Pi and accurate on small, far cards: at 1920x1080 a card is about 60 px
 long in the frame, hopeless for a detector that shrinks the whole frame to 256-640 px, but 70 px long in a seat's
@@ -21,8 +24,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from controller.felt.chips import CHIP_DIAMETER_MM, CHIP_SET
-from controller.felt.layout import DEALER, Layout, Zone, axes, crop_to_table
+from controller.felt.layout import BET_AREAS, DEALER, Layout, Zone, axes, crop_to_table
+from vision.chip_counter import ONNX_PATH as CHIP_COUNTER_PATH
+from vision.chip_counter import ChipCounter, zone_crop, zone_outline
 from vision.index_reader import INDEX_CLASSES, IndexReader, index_crop
 from vision.index_reader import ONNX_PATH as INDEX_PATH
 from vision.onnx_detector import ONNX_PATH, OnnxDetector
@@ -33,10 +37,6 @@ SEAT_REGION_MM = 360.0
 DEALER_REGION_MM = 420.0
 #: how far past its zone's printed line an object still belongs to it
 ZONE_SLACK_MM = 25.0
-#: A chip's box is drawn whole even where the next chip of a spread pile covers it, so it is a chip's size; a box
-#: smaller than this share of a chip's diameter and lying mostly inside another chip's box is the detector seeing
-#: one chip twice (on the virtual table's frames: chips' boxes 0.93-1.10 of the diameter, such doubles 0.78-0.87).
-CHIP_BOX_MIN_SHARE = 0.9
 #: A region is compared with what it was when the models last read it as a THUMBNAIL x THUMBNAIL image (each pixel
 #: the mean of four samples, so the sensor's noise averages out): on the virtual camera the same scene differs by at
 #: most 9 grey levels between frames, a card, a chip or an arm arriving by 60 or more (55 scenes of a coup).
@@ -148,6 +148,7 @@ class TableReader:
 
     def __init__(self, layout: Layout, table_to_image: np.ndarray, detector: OnnxDetector | None = None,
                  index_model: Path = INDEX_PATH, detector_path: Path = ONNX_PATH,
+                 chip_model: Path = CHIP_COUNTER_PATH,
                  occlusion_share: float = 0.12, change_threshold: int = CHANGE_THRESHOLD,
                  refresh_frames: int = REFRESH_FRAMES) -> None:
         """``change_threshold``: a region whose crop differs from the one last read by no more than this (grey
@@ -157,6 +158,7 @@ class TableReader:
         self.detector = detector or OnnxDetector(detector_path)
         self.size = self.detector.imgsz
         self.index_reader = IndexReader(index_model)
+        self.chip_counter = ChipCounter(chip_model)
         self.occlusion_share = occlusion_share
         self.change_threshold = change_threshold
         self.refresh_frames = refresh_frames
@@ -169,8 +171,6 @@ class TableReader:
         self._thumbnail_to_image = [m @ to_crop for m in self._crop_to_image]
         self._zone_masks = [self._masks(r) for r in self.regions]
         self._memory: list[_RegionMemory | None] = [None] * len(self.regions)
-        lab = cv2.cvtColor(np.array([[k.colour[::-1] for k in CHIP_SET]], np.uint8), cv2.COLOR_BGR2LAB)
-        self._chip_lab = lab[0].astype(np.float32)
 
     def _masks(self, region: Region) -> list[tuple[Zone, np.ndarray]]:
         """Each zone of the region's seat as a boolean mask over the crop."""
@@ -188,7 +188,7 @@ class TableReader:
     def _zone_of(self, seat: int, kind: str, x: float, y: float) -> Zone | None:
         """The seat's zone an object belongs to: a card to its card zone, a chip to the nearest of its bet zones
         (a spread pile may reach past the printed line); None when it lies more than ``ZONE_SLACK_MM`` away."""
-        wanted = ("cards",) if kind != "chip" else ("ante", "raise", "bonus", "jackpot")
+        wanted = ("cards",) if kind != "chip" else BET_AREAS
         best, best_distance = None, ZONE_SLACK_MM
         for zone in self.layout.zones:
             if zone.seat == seat and zone.area in wanted:
@@ -232,7 +232,7 @@ class TableReader:
     def _read_regions(self, frame_bgr: np.ndarray, crops: list[tuple[int, np.ndarray]]
                       ) -> dict[int, tuple[list[ZoneObservation], set[tuple[int, str]]]]:
         """What lies in each of the given regions (index, crop): detector on the crops in one batch, then the index
-        reader on every card's corner in one batch."""
+        reader on every card's corner and the chip counter on every bet zone holding chips, each in one batch."""
         found = self.detector.detect([crop for _, crop in crops])
         readings: dict[int, tuple[list[ZoneObservation], set[tuple[int, str]]]] = {}
         corners: list[np.ndarray] = []  # the index crop of each card observation, in order
@@ -256,12 +256,7 @@ class TableReader:
                 outline = cv2.perspectiveTransform(box_corners[None], to_image)[0]
                 outline_px = tuple((float(x), float(y)) for x, y in outline)
                 if box.kind == "chip":
-                    if self._a_chip_seen_twice(region, box, boxes):
-                        continue
-                    label = str(self._chip_value(crop, box))
-                    observations.append(ZoneObservation(zone.seat, zone.area, "chip", label, centre[0], centre[1],
-                                                        box.confidence, outline_px))
-                    continue
+                    continue  # the chip counter reads the bet zones
                 top_left = to_table @ [box.x1, box.y1, 1]
                 corners.append(index_crop(frame_bgr, self.table_to_image, top_left[:2], region.angle))
                 card_at.append((k, len(observations)))
@@ -278,34 +273,17 @@ class TableReader:
                 # frames carry its last two agreeing reads)
                 readings[k][0][place] = ZoneObservation(old.seat, old.area, kind, label, old.x_mm, old.y_mm,
                                                         old.confidence, old.outline_px)
+        bet_zones = [(k, zone) for k, _crop in crops for zone, _mask in self._zone_masks[k]
+                     if zone.area in BET_AREAS]
+        if bet_zones:
+            counted = self.chip_counter.count(np.stack([zone_crop(frame_bgr, self.table_to_image, self.layout, zone)
+                                                        for _k, zone in bet_zones]))
+            for (k, zone), (counts, certainty) in zip(bet_zones, counted, strict=True):
+                outline = cv2.perspectiveTransform(zone_outline(self.layout, zone)[None], self.table_to_image)[0]
+                outline_px = tuple((float(x), float(y)) for x, y in outline)
+                # one observation per chip counted, at the zone's centre (the tracker sums a zone's chips); its
+                # confidence is the whole count's certainty
+                readings[k][0].extend(ZoneObservation(zone.seat, zone.area, "chip", str(cents), *zone.centre,
+                                                      certainty, outline_px)
+                                      for cents, count in counts.items() for _ in range(count))
         return readings
-
-    def _a_chip_seen_twice(self, region: Region, box, boxes) -> bool:
-        """A chip box smaller than a chip, away from the crop's edges (where a chip may be cut off), half or more of
-        it inside another chip's box."""
-        edge = 2.0
-        if min(box.x1, box.y1) < edge or max(box.x2, box.y2) > self.size - edge:
-            return False
-        side_mm = min(box.x2 - box.x1, box.y2 - box.y1) * region.side_mm / self.size
-        if side_mm >= CHIP_BOX_MIN_SHARE * CHIP_DIAMETER_MM:
-            return False
-        area = (box.x2 - box.x1) * (box.y2 - box.y1)
-        for other in boxes:
-            if other is not box and other.kind == "chip":
-                overlap_x = min(box.x2, other.x2) - max(box.x1, other.x1)
-                overlap_y = min(box.y2, other.y2) - max(box.y1, other.y1)
-                if overlap_x > 0 and overlap_y > 0 and overlap_x * overlap_y >= 0.5 * area:
-                    return True
-        return False
-
-    def _chip_value(self, crop_bgr: np.ndarray, box) -> int:
-        """The denomination whose face colour is nearest (Lab) to the chip's centre."""
-        cx, cy = (box.x1 + box.x2) / 2, (box.y1 + box.y2) / 2
-        r = max(2.0, min(box.x2 - box.x1, box.y2 - box.y1) / 4)
-        h, w = crop_bgr.shape[:2]
-        patch = crop_bgr[max(0, int(cy - r)):min(h, int(cy + r) + 1), max(0, int(cx - r)):min(w, int(cx + r) + 1)]
-        if patch.size == 0:  # a box off the crop's edge: nothing to see its colour by
-            patch = crop_bgr[min(h - 1, max(0, int(cy))), min(w - 1, max(0, int(cx)))][None, None]
-        lab = cv2.cvtColor(np.median(patch.reshape(-1, 3), 0).astype(np.uint8)[None, None], cv2.COLOR_BGR2LAB)
-        distance = ((self._chip_lab - lab[0, 0].astype(np.float32)) ** 2).sum(1)
-        return CHIP_SET[int(distance.argmin())].cents

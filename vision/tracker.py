@@ -42,11 +42,10 @@ from controller.bus.schema import (
     CardsLifted,
     ChipsChanged,
 )
-from controller.felt.layout import DEALER, Layout, axes
+from controller.felt.layout import BET_AREAS, DEALER, Layout, axes
 from vision.common import CARDS, rules_card
 
 KINDS = ("card_face", "card_back", "chip")
-BETTING_AREAS = ("ante", "raise", "bonus", "jackpot")
 BACK = "BACK"
 #: Bus topics of the tracker's events.
 TOPICS = {CardPlaced: "vision.card", CardIdentified: "vision.card", CardExposed: "vision.card",
@@ -74,8 +73,8 @@ class Observation:
         if isinstance(self.seat, bool) or not isinstance(self.seat, int) or not 0 <= self.seat <= 7:
             raise ValueError(f"{where}: seat must be 1..7, or 0 for the dealer")
         if self.kind == "chip":
-            if self.seat == DEALER or self.area not in BETTING_AREAS:
-                raise ValueError(f"{where}: chips are tracked in a seat's {', '.join(BETTING_AREAS)} areas only")
+            if self.seat == DEALER or self.area not in BET_AREAS:
+                raise ValueError(f"{where}: chips are tracked in a seat's {', '.join(BET_AREAS)} areas only")
             if isinstance(self.label, bool) or not isinstance(self.label, int) or self.label <= 0:
                 raise ValueError(f"{where}: a chip's label is its value in cents (a positive int), got {self.label!r}")
         else:
@@ -100,7 +99,7 @@ class TrackerConfig:
     gone_ms: int = 1500  # ...spanning at least this long
     forget_ms: int = 500  # a card not yet counted and unseen (zone visible) this long is forgotten
     match_mm: float = 20.0  # a detection this close to a card's last position is that card
-    min_confidence: float = 0.3  # weaker detections are ignored
+    min_confidence: float = 0.3  # weaker card detections are ignored
 
     def __post_init__(self) -> None:
         for name in ("steady_frames", "gone_frames"):
@@ -266,11 +265,9 @@ class Tracker:
         cards: dict[int, list[Observation]] = {}
         chips: dict[ZoneKey, int] = {}
         for obs in observations:
-            if obs.confidence < self.config.min_confidence:
-                continue
-            if obs.kind == "chip":
+            if obs.kind == "chip":  # a zone's chips are one count: dropping the less sure would change the total
                 chips[(obs.seat, obs.area)] = chips.get((obs.seat, obs.area), 0) + int(obs.label)
-            else:
+            elif obs.confidence >= self.config.min_confidence:
                 cards.setdefault(obs.seat, []).append(obs)
         events: list[Event] = []
         ready: list[tuple[int, int, _Candidate]] = []

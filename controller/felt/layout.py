@@ -38,6 +38,8 @@ DEFAULT_LAYOUT = LAYOUTS / "stud-7.toml"
 
 #: The areas of a seat; the dealer has ``cards`` only; the paying strip is ``paying`` (seat 0).
 SEAT_AREAS = ("cards", "ante", "raise", "bonus", "jackpot")
+#: The areas of a seat where chips are bet.
+BET_AREAS = SEAT_AREAS[1:]
 DEALER = 0
 #: OpenCV's name of the marker dictionary printed on the felt.
 ARUCO_DICTIONARY = "DICT_4X4_50"

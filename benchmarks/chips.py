@@ -1,0 +1,102 @@
+"""Benchmark of the bet zones' values as the table reader reads them, by the height of each pile.
+
+Run from the repository root::
+
+    .venv/bin/python benchmarks/chips.py              # figures, one per line
+    .venv/bin/python benchmarks/chips.py --json
+
+Scenes of the virtual table (its own deck, renderer seeds 100 and on, which no model trained on) with random bets
+in all 28 bet zones: one to three denominations, each a spread pile of 1 to ``--max-height`` chips. Each frame goes
+through ``TableReader.read`` (every region read), as the vision process reads it; a zone is right when its value in
+cents is. It reports:
+
+- zones right, overall and by the number of denominations in the zone;
+- piles right by height (a pile is right when its denomination's count in the zone is): the chip counter counts up
+  to ``vision.chip_counter.MAX_COUNT - 1`` chips of a kind, so taller piles are reported and never read right;
+- the reader's median time per frame (it includes the cards' and the chips' models).
+
+It reports what it measures; it is never a timed test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--scenes", type=int, default=12)
+    parser.add_argument("--frames", type=int, default=2, help="frames of each scene (each its own sensor noise)")
+    parser.add_argument("--max-height", type=int, default=10)
+    args = parser.parse_args()
+
+    import numpy as np
+
+    from controller.felt.layout import BET_AREAS, load_layout
+    from controller.sim.render import Renderer, TableCamera
+    from controller.sim.scene import SceneState
+    from vision.calibrate import calibrate
+    from vision.chip_counter import DENOMINATIONS
+    from vision.table_reader import TableReader
+
+    layout = load_layout()
+    rng = np.random.default_rng(100)
+    zones_right: Counter[int] = Counter()
+    zones_total: Counter[int] = Counter()
+    piles_right: Counter[int] = Counter()
+    piles_total: Counter[int] = Counter()
+    times: list[float] = []
+    for k in range(args.scenes):
+        renderer = Renderer(layout, TableCamera(), seed=100 + k)
+        scene, bets = SceneState(), {}
+        for seat in layout.seats():
+            for area in BET_AREAS:
+                kinds = rng.choice(len(DENOMINATIONS), int(rng.integers(1, 4)), replace=False)
+                piles = {DENOMINATIONS[kind]: int(rng.integers(1, args.max_height + 1)) for kind in kinds}
+                chips = tuple(cents for cents in sorted(piles, reverse=True) for _ in range(piles[cents]))
+                scene, bets[seat, area] = scene.with_chips(seat, area, chips), piles
+        frames = [renderer.render(scene, 170 * f) for f in range(args.frames)]
+        reader = TableReader(layout, calibrate(frames[0], layout).table_to_image, change_threshold=-1)
+        for frame in frames:
+            started = time.perf_counter()
+            reading = reader.read(frame)
+            times.append(time.perf_counter() - started)
+            read: dict[tuple[int, str], Counter[int]] = {}
+            for seen in reading.observations:
+                if seen.kind == "chip":
+                    read.setdefault((seen.seat, seen.area), Counter())[int(seen.label)] += 1
+            for zone, piles in bets.items():
+                counted = read.get(zone, Counter())
+                zones_total[len(piles)] += 1
+                zones_right[len(piles)] += counted == Counter(piles)
+                for cents, height in piles.items():
+                    piles_total[height] += 1
+                    piles_right[height] += counted[cents] == height
+    out = {
+        "zones_right": f"{sum(zones_right.values())}/{sum(zones_total.values())}",
+        "zones_right_by_denominations": {n: f"{zones_right[n]}/{zones_total[n]}" for n in sorted(zones_total)},
+        "piles_right_by_height": {h: f"{piles_right[h]}/{piles_total[h]}" for h in sorted(piles_total)},
+        "reader_ms_per_frame_median": round(1000 * statistics.median(times), 1),
+        "frames": len(times),
+    }
+    if args.json:
+        print(json.dumps(out))
+    else:
+        for key, value in out.items():
+            print(f"{key}: {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

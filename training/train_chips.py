@@ -1,0 +1,273 @@
+"""Trains the chip counter (``vision.chip_counter``) in torch on bet zones drawn by the virtual table's renderer,
+and exports it to ONNX for the table.
+
+    python -m training.train_chips data --out build/chips/train.npz --seeds 1 2 3 4 5 --scenes 100
+    python -m training.train_chips data --out build/chips/held_out.npz --seeds 6 --scenes 40
+    python -m training.train_chips train --data build/chips/train.npz --held-out build/chips/held_out.npz
+    python -m training.train_chips export      # models/chip_counter.pt -> models/chip_counter.onnx
+
+Each scene puts random bets in every bet zone of the seven seats (none in some, one to three denominations of one
+to five chips each in the others, piled and spread as the renderer lays a bet) and random cards in the card zones;
+the frame is read as the table reads it (calibrated from its markers) and each bet zone's crop is kept with its
+counts. A renderer seed draws its own felt noise and light and, for the cards, one of the training decks: the held-
+out split is a seed of its own. The virtual table's deck (``svg-standard``) is never drawn here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from controller.felt.layout import BET_AREAS, DEFAULT_LAYOUT, load_layout
+from controller.shutdown import exit_cleanly_when_interrupted, written_since
+from vision.chip_counter import CROP_PX, DENOMINATIONS, MAX_COUNT, ONNX_PATH, zone_crop
+from vision.common import MODELS
+
+MODEL_PATH = MODELS / "chip_counter.pt"
+
+
+# --- data ---------------------------------------------------------------------------------------------------------
+
+
+def render_zones(seed: int, scenes: int) -> tuple[np.ndarray, np.ndarray]:
+    """``scenes`` scenes drawn by a renderer of ``seed``: every bet zone's crop (N x CROP_PX x CROP_PX x 3 RGB) and
+    its chips counted per denomination (N x len(DENOMINATIONS))."""
+    from controller.rules.cards import full_deck
+    from controller.sim.render import Renderer, TableCamera
+    from controller.sim.scene import CardOnFelt, SceneState
+    from training.synth import TRAIN_DECKS
+    from vision.calibrate import calibrate
+
+    layout = load_layout(DEFAULT_LAYOUT)
+    camera = TableCamera(width=1920, height=1080, felt_mm=(layout.width, layout.height))
+    renderer = Renderer(layout, camera, deck=TRAIN_DECKS[seed % len(TRAIN_DECKS)], seed=seed)
+    rng = np.random.default_rng(seed)
+    cards = [str(card) for card in full_deck()]
+    table_to_image = None
+    crops, counts = [], []
+    for _ in range(scenes):
+        scene, truth = SceneState(), {}
+        for seat in layout.seats():
+            for area in BET_AREAS:
+                count = np.zeros(len(DENOMINATIONS), np.int64)
+                if rng.random() > 0.15:
+                    for kind in rng.choice(len(DENOMINATIONS), int(rng.choice([1, 1, 2, 2, 3])), replace=False):
+                        count[kind] = rng.integers(1, 6)
+                chips = tuple(cents for k in reversed(range(len(DENOMINATIONS))) for cents in
+                              [DENOMINATIONS[k]] * int(count[k]))
+                scene, truth[seat, area] = scene.with_chips(seat, area, chips), count
+            for index in range(int(rng.integers(0, 6))):
+                scene = scene.with_card(CardOnFelt(seat, index, cards[int(rng.integers(52))], rng.random() < 0.3))
+        frame = renderer.render(scene, int(rng.integers(0, 10**6)))
+        if table_to_image is None:  # one camera for all the scenes: calibrated once, from its markers
+            table_to_image = calibrate(frame, layout).table_to_image
+        for (seat, area), count in truth.items():
+            crops.append(zone_crop(frame, table_to_image, layout, layout.zone(seat, area)))
+            counts.append(count)
+    return np.array(crops, np.uint8), np.array(counts, np.int64)
+
+
+def make_data(out: Path, seeds: list[int], scenes: int) -> Path:
+    parts = [render_zones(seed, scenes) for seed in seeds]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(out, crops=np.concatenate([p[0] for p in parts]), counts=np.concatenate([p[1] for p in parts]),
+                        seeds=np.array(seeds))
+    return out
+
+
+# --- the network ----------------------------------------------------------------------------------------------------
+
+
+def build_net():
+    import torch.nn as nn
+
+    def block(cin: int, cout: int) -> nn.Module:
+        return nn.Sequential(nn.Conv2d(cin, cout, 3, 1, 1, bias=False), nn.BatchNorm2d(cout), nn.SiLU(inplace=True),
+                             nn.Conv2d(cout, cout, 3, 1, 1, bias=False), nn.BatchNorm2d(cout), nn.SiLU(inplace=True),
+                             nn.MaxPool2d(2))
+
+    class ChipNet(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.features = nn.Sequential(block(3, 16), block(16, 32), block(32, 64), block(64, 96))  # 6 x 6 left
+            side = CROP_PX // 16
+            self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(96 * side * side, 256),
+                                      nn.SiLU(inplace=True), nn.Linear(256, len(DENOMINATIONS) * MAX_COUNT))
+
+        def forward(self, x):
+            return self.head(self.features((x - 0.5) / 0.25)).view(-1, len(DENOMINATIONS), MAX_COUNT)
+
+    return ChipNet()
+
+
+def _tensor(crops: np.ndarray):
+    import torch
+
+    return torch.from_numpy(np.ascontiguousarray(crops)).permute(0, 3, 1, 2).float().div(255)
+
+
+def _augment(rng: np.random.Generator, crops: np.ndarray) -> np.ndarray:
+    """Light and exposure, sensor noise, and the crop a few pixels off (a calibration a millimetre or two out)."""
+    x = crops.astype(np.float32)
+    n = len(x)
+    x = x * rng.uniform(0.8, 1.2, (n, 1, 1, 1)) + rng.uniform(-20, 20, (n, 1, 1, 1)) + rng.normal(0, 4, x.shape)
+    dy, dx = rng.integers(-3, 4, 2)
+    return np.clip(np.roll(x, (int(dy), int(dx)), (1, 2)), 0, 255).astype(np.uint8)
+
+
+def predicted_counts(net, crops: np.ndarray) -> np.ndarray:
+    import torch
+
+    net.eval()
+    with torch.no_grad():
+        out = [net(_tensor(crops[k:k + 512])).argmax(2).numpy() for k in range(0, len(crops), 512)]
+    return np.concatenate(out) if out else np.zeros((0, len(DENOMINATIONS)), np.int64)
+
+
+def load_data(path: Path) -> tuple[np.ndarray, np.ndarray]:
+    data = np.load(path)
+    return data["crops"], np.minimum(data["counts"], MAX_COUNT - 1)
+
+
+def train(data: Path, held_out: Path, epochs: int, seed: int, out: Path, threads: int = 2) -> float:
+    """A fixed number of epochs (a one-cycle learning rate); the last one is kept. Returns the held-out split's
+    share of zones read right (every denomination's count)."""
+    import torch
+
+    torch.manual_seed(seed)
+    torch.set_num_threads(threads)
+    rng = np.random.default_rng(seed)
+    x, y = load_data(data)
+    xh, yh = load_data(held_out)
+    print(f"chip zones: {len(x)} to train on, {len(xh)} held out", flush=True)
+    net = build_net()
+    batches = (len(x) + 63) // 64
+    opt = torch.optim.AdamW(net.parameters(), 2e-3, weight_decay=1e-4)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=epochs * batches)
+    started = time.time()
+    right = 0.0
+    for epoch in range(1, epochs + 1):
+        net.train()
+        order = rng.permutation(len(x))
+        total = 0.0
+        for k in range(0, len(x), 64):
+            batch = order[k:k + 64]
+            logits = net(_tensor(_augment(rng, x[batch])))
+            loss = torch.nn.functional.cross_entropy(logits.reshape(-1, MAX_COUNT),
+                                                     torch.from_numpy(y[batch]).reshape(-1))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            schedule.step()
+            total += loss.item() * len(batch)
+        right = float((predicted_counts(net, xh) == yh).all(1).mean())
+        print(f"epoch {epoch}: loss {total / len(x):.4f}, held-out zones right {right:.4f} "
+              f"({time.time() - started:.0f} s)", flush=True)
+    state = {k: v.half() if v.is_floating_point() else v for k, v in net.state_dict().items()}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    torch.save({"state_dict": state, "denominations": DENOMINATIONS, "max_count": MAX_COUNT,
+                "meta": {"epochs": epochs, "seed": seed, "data": str(data), "held_out": str(held_out),
+                         "held_out_zones_right": right}}, out)
+    return right
+
+
+def held_out_report(weights: Path, held_out: Path) -> dict[str, object]:
+    """The checkpoint on the held-out split: zones right, and each denomination's piles right by their height."""
+    import torch
+
+    net = build_net()
+    net.load_state_dict({k: v.float() for k, v in torch.load(weights, weights_only=False)["state_dict"].items()})
+    x, y = load_data(held_out)
+    p = predicted_counts(net, x)
+    heights = {str(h): f"{int((p[y == h] == h).sum())}/{int((y == h).sum())}" for h in range(1, MAX_COUNT)
+               if (y == h).any()}
+    return {"zones_right": f"{int((p == y).all(1).sum())}/{len(y)}", "piles_right_by_height": heights}
+
+
+def export(weights: Path = MODEL_PATH, target: Path = ONNX_PATH) -> Path:
+    """The checkpoint exported to ONNX (dynamic batch, softmax over the counts included) with its denominations and
+    ``meta``."""
+    import onnx
+    import torch
+
+    if not Path(weights).exists():
+        raise FileNotFoundError(f"{weights}: no chip counter (train it: python -m training.train_chips train)")
+    checkpoint = torch.load(weights, map_location="cpu", weights_only=False)
+    if list(checkpoint["denominations"]) != DENOMINATIONS:
+        raise ValueError(f"{weights}: its denominations are not the chip set's {DENOMINATIONS}")
+    net = build_net()
+    net.load_state_dict({k: v.float() for k, v in checkpoint["state_dict"].items()})
+
+    class WithSoftmax(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.net = net
+
+        def forward(self, x):
+            return torch.softmax(self.net(x), 2)
+
+    model = WithSoftmax().eval()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with warnings.catch_warnings():  # the TorchScript exporter: this small CNN has no control flow
+        warnings.simplefilter("ignore", DeprecationWarning)
+        torch.onnx.export(model, (torch.zeros(1, 3, CROP_PX, CROP_PX),), str(target), input_names=["crops"],
+                          output_names=["probabilities"], dynamic_axes={"crops": {0: "n"}, "probabilities": {0: "n"}},
+                          opset_version=17, dynamo=False)
+    exported = onnx.load(str(target))
+    for key, value in (("denominations", json.dumps(DENOMINATIONS)),
+                       ("meta", json.dumps(checkpoint.get("meta", {}), default=str))):
+        exported.metadata_props.add(key=key, value=value)
+    onnx.save(exported, str(target))
+    return target
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m training.train_chips")
+    sub = parser.add_subparsers(dest="command", required=True)
+    data = sub.add_parser("data", help="render bet zones with their chip counts")
+    data.add_argument("--out", type=Path, required=True)
+    data.add_argument("--seeds", type=int, nargs="+", required=True, help="renderer seeds (one deck each)")
+    data.add_argument("--scenes", type=int, default=100, help="scenes per seed (28 zones each)")
+    training = sub.add_parser("train", help="train the counter in torch (then run: export)")
+    training.add_argument("--data", type=Path, default=Path("build/chips/train.npz"))
+    training.add_argument("--held-out", type=Path, default=Path("build/chips/held_out.npz"))
+    training.add_argument("--epochs", type=int, default=12)
+    training.add_argument("--seed", type=int, default=0)
+    training.add_argument("--out", type=Path, default=MODEL_PATH)
+    training.add_argument("--threads", type=int, default=2)
+    report = sub.add_parser("report", help="a checkpoint's figures on the held-out split, as JSON")
+    report.add_argument("--weights", type=Path, default=MODEL_PATH)
+    report.add_argument("--held-out", type=Path, default=Path("build/chips/held_out.npz"))
+    exporting = sub.add_parser("export", help="export a trained checkpoint to ONNX, as the table runs it")
+    exporting.add_argument("--weights", type=Path, default=MODEL_PATH)
+    exporting.add_argument("--out", type=Path, default=ONNX_PATH)
+    args = parser.parse_args(argv)
+    if args.command == "export":
+        try:
+            print(f"exported to {export(args.weights, args.out)}")
+        except (FileNotFoundError, ValueError) as error:
+            parser.error(str(error))
+        return 0
+    if args.command == "report":
+        print(json.dumps(held_out_report(args.weights, args.held_out)))
+        return 0
+    if args.command == "data":
+        return exit_cleanly_when_interrupted(parser.prog, lambda: print(
+            f"{make_data(args.out, args.seeds, args.scenes)}: {len(args.seeds) * args.scenes * 28} zones"))
+
+    def work() -> None:
+        right = train(args.data, args.held_out, args.epochs, args.seed, args.out, args.threads)
+        print(f"held-out zones right {right:.4f} -> {args.out}")
+
+    kept = written_since(time.time(), args.out)
+    return exit_cleanly_when_interrupted(parser.prog, work, kept)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,90 @@
+"""The chip counter: how many chips of each denomination lie in a bet zone, from the zone as the camera sees it.
+
+A bet is spread for the camera: each denomination's chips in a pile, each chip overlapping the one under it. The
+detector finds a pile but often merges its chips into one box or misses the lowest one, so counting its boxes reads
+a pile short (two 1 € chips read 1 €). This model looks at the whole zone instead: the zone's square, rectified from
+the full-resolution frame into a small upright image, gives a count per denomination of the chip set.
+
+Trained in torch (``training.train_chips``) on zones rendered by the virtual table's renderer and run here from its
+ONNX export by ONNX Runtime, as the other models are.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from controller.felt.chips import CHIP_SET
+from controller.felt.layout import Layout, Zone, axes, crop_to_table
+from vision.common import MODELS
+from vision.onnx_session import onnx_session
+
+#: the denominations the model counts, in this order (cents)
+DENOMINATIONS = [kind.cents for kind in CHIP_SET]
+#: counts 0 .. MAX_COUNT - 1 per denomination: a bet made of the fewest chips has at most 4 of one kind
+MAX_COUNT = 7
+#: the square around a bet zone's centre the model sees (mm): a pile of six spread chips, and a third
+#: denomination beside two others, still fit in it
+CROP_MM = 120.0
+#: the model's input side (0.8 px/mm: about the overhead camera's own resolution at 1920x1080)
+CROP_PX = 96
+ONNX_PATH = MODELS / "chip_counter.onnx"
+
+
+def crop_angle(layout: Layout, zone: Zone) -> float:
+    """The direction of a zone's crop: a round zone's piles lie along the seat's own axis (its card zone's)."""
+    return zone.angle if zone.radius is None else layout.zone(zone.seat, "cards").angle
+
+
+def zone_crop(frame_bgr: np.ndarray, table_to_image: np.ndarray, layout: Layout, zone: Zone) -> np.ndarray:
+    """The zone's square rectified upright from the frame, as RGB ``CROP_PX`` x ``CROP_PX``."""
+    angle = crop_angle(layout, zone)
+    ex, ey = axes(angle)
+    origin = np.asarray(zone.centre, float) - (ex + ey) * CROP_MM / 2
+    m = np.asarray(table_to_image, float) @ crop_to_table(origin, angle, CROP_MM / CROP_PX)
+    crop = cv2.warpPerspective(frame_bgr, m, (CROP_PX, CROP_PX), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                               borderMode=cv2.BORDER_REPLICATE)
+    return np.ascontiguousarray(crop[..., ::-1])
+
+
+def zone_outline(layout: Layout, zone: Zone) -> np.ndarray:
+    """The crop's corners on the felt (4 x 2 mm), for evidence images."""
+    ex, ey = axes(crop_angle(layout, zone))
+    centre, half = np.asarray(zone.centre, float), CROP_MM / 2
+    return np.array([centre + half * (sx * ex + sy * ey) for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))])
+
+
+class ChipCounter:
+    """Runs the exported chip counter on RGB zone crops with ONNX Runtime."""
+
+    def __init__(self, path: Path = ONNX_PATH, threads: int = 2) -> None:
+        if not Path(path).exists():
+            raise FileNotFoundError(f"{path}: no exported chip counter (run: python -m training.train_chips export)")
+        self.session = onnx_session(path, threads)
+        metadata = self.session.get_modelmeta().custom_metadata_map
+        if json.loads(metadata.get("denominations", "[]")) != DENOMINATIONS:
+            raise ValueError(f"{path}: its denominations are not the chip set's {DENOMINATIONS}")
+        self.input = self.session.get_inputs()[0].name
+        self.meta = json.loads(metadata.get("meta", "{}"))
+
+    def probabilities(self, crops_rgb: np.ndarray) -> np.ndarray:
+        """(N, len(DENOMINATIONS), MAX_COUNT): for each crop and denomination, the probability of each count."""
+        if len(crops_rgb) == 0:
+            return np.zeros((0, len(DENOMINATIONS), MAX_COUNT), np.float32)
+        x = np.ascontiguousarray(np.asarray(crops_rgb).transpose(0, 3, 1, 2), np.float32) / 255
+        (probabilities,) = self.session.run(None, {self.input: x})
+        return probabilities
+
+    def count(self, crops_rgb: np.ndarray) -> list[tuple[dict[int, int], float]]:
+        """For each crop: the chips counted per denomination (cents -> count, counts of zero left out) and the
+        model's certainty of that whole reading (the product of each denomination's probability of its count)."""
+        readings = []
+        for p in self.probabilities(crops_rgb):
+            counts = p.argmax(1)
+            certainty = float(np.prod(p[np.arange(len(DENOMINATIONS)), counts]))
+            readings.append(({cents: int(n) for cents, n in zip(DENOMINATIONS, counts, strict=True) if n},
+                             certainty))
+        return readings
