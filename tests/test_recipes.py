@@ -15,7 +15,7 @@ import torch
 from training.recipes.common import GitShow, WriteLineage, plan
 from vision.common import MODELS
 
-RECIPES = ["table_detector", "card_index", "card_detector", "card_identifier"]
+RECIPES = ["table_detector", "card_index", "card_detector", "card_identifier", "chip_counter"]
 
 
 def _recipe(name: str):
@@ -31,11 +31,12 @@ def test_the_committed_checkpoint_records_the_recipes_lineage(name: str) -> None
     assert [stage["commit"] for stage in recorded][-1] is not None  # the last stage is the committed weights
 
 
-def test_the_index_readers_export_carries_the_same_lineage() -> None:
+@pytest.mark.parametrize("name", ["card_index", "chip_counter"])
+def test_the_onnx_export_carries_the_same_lineage(name: str) -> None:
     import onnx
 
-    metadata = {entry.key: entry.value for entry in onnx.load(str(MODELS / "card_index.onnx")).metadata_props}
-    assert json.loads(metadata["meta"])["lineage"] == _recipe("card_index").lineage()
+    metadata = {entry.key: entry.value for entry in onnx.load(str(MODELS / f"{name}.onnx")).metadata_props}
+    assert json.loads(metadata["meta"])["lineage"] == _recipe(name).lineage()
 
 
 @pytest.mark.parametrize("name", RECIPES)
