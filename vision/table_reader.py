@@ -185,17 +185,11 @@ class TableReader:
             masks.append((zone, mask > 0))
         return masks
 
-    def _zone_of(self, seat: int, kind: str, x: float, y: float) -> Zone | None:
-        """The seat's zone an object belongs to: a card to its card zone, a chip to the nearest of its bet zones
-        (a spread pile may reach past the printed line); None when it lies more than ``ZONE_SLACK_MM`` away."""
-        wanted = ("cards",) if kind != "chip" else BET_AREAS
-        best, best_distance = None, ZONE_SLACK_MM
-        for zone in self.layout.zones:
-            if zone.seat == seat and zone.area in wanted:
-                distance = zone.distance(x, y)
-                if distance <= best_distance:
-                    best, best_distance = zone, distance
-        return best
+    def _card_zone_of(self, seat: int, x: float, y: float) -> Zone | None:
+        """The seat's card zone when a card at (x, y) belongs to it; None when it lies more than ``ZONE_SLACK_MM``
+        away."""
+        zone = self.layout.zone(seat, "cards")
+        return zone if zone.distance(x, y) <= ZONE_SLACK_MM else None
 
     def thumbnails(self, frame_bgr: np.ndarray) -> list[np.ndarray]:
         """Each region as a THUMBNAIL-side image, what a change is looked for in: rectified at twice that side
@@ -232,7 +226,7 @@ class TableReader:
     def _read_regions(self, frame_bgr: np.ndarray, crops: list[tuple[int, np.ndarray]]
                       ) -> dict[int, tuple[list[ZoneObservation], set[tuple[int, str]]]]:
         """What lies in each of the given regions (index, crop): detector on the crops in one batch, then the index
-        reader on every card's corner and the chip counter on every bet zone holding chips, each in one batch."""
+        reader on every card's corner and the chip counter on every bet zone, each in one batch."""
         found = self.detector.detect([crop for _, crop in crops])
         readings: dict[int, tuple[list[ZoneObservation], set[tuple[int, str]]]] = {}
         corners: list[np.ndarray] = []  # the index crop of each card observation, in order
@@ -248,15 +242,15 @@ class TableReader:
                 if skin[mask].mean() > self.occlusion_share:
                     occluded.add((zone.seat, zone.area))
             for box in boxes:
+                if box.kind == "chip":
+                    continue  # the chip counter reads the bet zones
                 centre = to_table @ [(box.x1 + box.x2) / 2, (box.y1 + box.y2) / 2, 1]
-                zone = self._zone_of(region.seat, box.kind, centre[0], centre[1])
+                zone = self._card_zone_of(region.seat, centre[0], centre[1])
                 if zone is None:
-                    continue  # off the zones, or seen again in a neighbour's crop
+                    continue  # off the card zone, or seen again in a neighbour's crop
                 box_corners = np.array([[box.x1, box.y1], [box.x2, box.y1], [box.x2, box.y2], [box.x1, box.y2]])
                 outline = cv2.perspectiveTransform(box_corners[None], to_image)[0]
                 outline_px = tuple((float(x), float(y)) for x, y in outline)
-                if box.kind == "chip":
-                    continue  # the chip counter reads the bet zones
                 top_left = to_table @ [box.x1, box.y1, 1]
                 corners.append(index_crop(frame_bgr, self.table_to_image, top_left[:2], region.angle))
                 card_at.append((k, len(observations)))
