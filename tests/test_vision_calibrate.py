@@ -317,3 +317,22 @@ def test_cli_calibrate_fails_with_the_reason(layout: Layout, tmp_path: Path) -> 
     assert result.returncode == 1
     assert "missing: 1, 2, 3, 4" in result.stderr
     assert not (tmp_path / "cal.json").exists()
+
+
+def test_counted_chips_sharing_a_box_are_labelled_once_each_stacked(cal: Calibration, scene: Scene,
+                                                                      layout: Layout) -> None:
+    """A bet zone's chips come as one detection per chip, all with the zone's box: one label per denomination,
+    with its count, each on its own line above the box."""
+    x, y = cal.to_image(layout.zone(4, "ante").centre)
+    box = (x - 40, y - 40, x + 40, y + 40)
+    chips = [FakeDetection("500", box, 0.97)] * 3 + [FakeDetection("100", box, 0.97)] * 2
+    drawn = draw_evidence(scene.frame, layout, cal, chips)
+    plain = draw_evidence(scene.frame, layout, cal, [])
+    top, line = int(round(box[1])), max(12, scene.frame.shape[0] // 60)
+    left, right = int(box[0]), int(box[0]) + 200
+
+    def written(y0: int, y1: int) -> bool:
+        return bool(np.any(drawn[y0:y1, left:right] != plain[y0:y1, left:right]))
+
+    assert written(top - 4 - 10, top - 4) and written(top - 4 - line - 10, top - 4 - line)
+    assert not written(top - 4 - 2 * line - 10, top - 4 - 2 * line)  # two denominations: two lines, no third

@@ -7,6 +7,7 @@ the event store names its evidence files, so that the store's index and the revi
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Protocol
@@ -45,7 +46,8 @@ class Boxed(Protocol):
 def draw_evidence(image_bgr: np.ndarray, layout: Layout, cal: Calibration, detections: Iterable[Boxed],
                   highlight: Iterable[str] | None = None) -> np.ndarray:
     """A copy of the frame with every zone drawn (``highlight``'s zone names in red) and every detection's box,
-    label and confidence."""
+    label and confidence. Detections that share a box (a bet zone's counted chips) are drawn once, each label with
+    its count, stacked above the box."""
     cal.check_frame(image_bgr)
     marked = set(highlight or ())
     unknown = marked - {zone.name for zone in layout.zones}
@@ -55,10 +57,16 @@ def draw_evidence(image_bgr: np.ndarray, layout: Layout, cal: Calibration, detec
     canvas = image_bgr.copy() if image_bgr.ndim == 3 else cv2.cvtColor(image_bgr, cv2.COLOR_GRAY2BGR)
     draw_zone_outlines(canvas, layout, cal, lambda zone: HIGHLIGHT_COLOUR if zone.name in marked else ZONE_COLOUR)
     width = line_width(canvas)
+    by_box: dict[tuple[int, ...], Counter[tuple[str, float]]] = {}
     for detection in detections:
-        x1, y1, x2, y2 = (int(round(v)) for v in detection.box)
+        box = tuple(int(round(v)) for v in detection.box)
+        by_box.setdefault(box, Counter())[detection.label, detection.confidence] += 1
+    line_height = max(12, canvas.shape[0] // 60)
+    for (x1, y1, x2, y2), labels in by_box.items():
         cv2.rectangle(canvas, (x1, y1), (x2, y2), BOX_COLOUR, width, cv2.LINE_AA)
-        draw_label(canvas, f"{detection.label} {detection.confidence:.2f}", (x1, max(12, y1 - 4)), BOX_COLOUR)
+        for k, ((label, confidence), count) in enumerate(sorted(labels.items())):
+            text = f"{label}{f' x{count}' if count > 1 else ''} {confidence:.2f}"
+            draw_label(canvas, text, (x1, max(12, y1 - 4 - k * line_height)), BOX_COLOUR)
     return canvas
 
 
