@@ -88,3 +88,19 @@ def test_flags_of_a_coup_never_settled_are_read(conformance, tmp_path) -> None:
     coups = conformance.read_store(path)
     assert coups == {4: conformance.Coup(False, False, (), Counter())}
     assert coups[4].flags == Counter({("card_exposed", 2): 1})
+
+
+@pytest.mark.slow
+def test_a_slice_through_the_rendered_camera_settles_exactly_as_the_perfect_camera(conformance, tmp_path) -> None:
+    """The demo script's first two coups, through the whole stack with each camera: a raise, a fold, a bonus, a
+    card bought (the discard taken away, the bought card dealt in its place), then a card exposed during the deal
+    and the camera unplugged for two rounds. Every box's settlement, every flag and the voids agree."""
+    part = conformance.Part("slice", ["--script", "deploy/demo-script.toml", "--coups", "2"])
+    for camera in ("direct", "rendered"):
+        conformance.play(part, camera, tmp_path / camera, timeout_s=600)
+    assert part.failed == {}
+    result = conformance.compare([part])
+    assert result["differences"] == []
+    assert (result["coups"], result["settlements_identical"], result["false_flags"], result["missed_flags"],
+            result["voided_differently"], result["coups_unmatched"]) == (2, 1.0, 0, 0, 0, 0)
+    assert sum(sum(coup.flags.values()) for coup in part.coups["direct"].values()) >= 1  # the exposed card's flag
