@@ -164,6 +164,8 @@ def main() -> int:
                              "the one it has in the whole corpus")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds one demo run may take (default 1800)")
     args = parser.parse_args()
+    if args.no_script and args.script:
+        parser.error("--no-script with --script: give one or the other")
     scripts = [] if args.no_script else args.script if args.script is not None else ["deploy/demo-script.toml"]
     parts = [Part(f"script {s}", ["--script", s]) for s in scripts]
     if args.random:
@@ -171,6 +173,8 @@ def main() -> int:
         parts += [Part(f"{profile} seed {args.seed + k}", ["--coups", str(args.random), "--seed", str(args.seed + k),
                                                              "--profile", profile])
                   for k, profile in enumerate(profile_names()) if args.profile is None or profile in args.profile]
+    if not parts:
+        parser.error("nothing to play: --no-script needs --random 1 or more")
     with tempfile.TemporaryDirectory(prefix="conformance-") as work:
         for k, part in enumerate(parts):
             for camera in ("direct", "rendered"):

@@ -15,7 +15,9 @@ the coup film read by the pipeline then the baseline, so that both see the same 
   as the pipeline's ONNX export);
 - the accuracy of both on the scenes' truth: share of the cards found (a detection of the right kind within 25 mm
   of the card's centre on the felt) and, for the pipeline, face up/down and identity right; the baseline's chips
-  found the same way, the pipeline's bet zones valued right (it counts a zone's chips, it does not place them).
+  found the same way; the pipeline's bet zones valued right, every zone not covered by an arm, empty ones
+  included (it counts a zone's chips, it does not place them). The baseline's false detections count its chips;
+  the pipeline's count cards only.
 
 It reports what it measures; it is never a timed test. The machine is shared: quote medians and ratios.
 """
@@ -70,14 +72,16 @@ def _truth(renderer, scene):
     return objects
 
 
-def _zone_values(renderer, scene) -> dict[tuple[int, str], int]:
-    """Each bet zone's chips in cents, where no arm covers any of its chips (the tracker ignores a covered zone)."""
-    import numpy as np
+def _zones_scored(layout, scene, reading) -> tuple[dict[tuple[int, str], int], dict[tuple[int, str], int]]:
+    """Every bet zone the reader did not find covered (the tracker ignores those), empty ones included: its true
+    value and the value read, in cents."""
+    from controller.felt.layout import BET_AREAS
+    from vision.table_reader import zone_values
 
-    from training.render_data import under_an_arm
-
-    return {(stack.seat, stack.box): sum(stack.chips) for stack in scene.chips
-            if not any(under_an_arm(np.array(centre), scene.arms) for _cents, centre in renderer.chip_centres(stack))}
+    truth = {(stack.seat, stack.box): sum(stack.chips) for stack in scene.chips}
+    read = zone_values(reading.observations)
+    zones = [(seat, area) for seat in layout.seats() for area in BET_AREAS if (seat, area) not in reading.occluded]
+    return {zone: truth.get(zone, 0) for zone in zones}, {zone: read.get(zone, 0) for zone in zones}
 
 
 def _score(truth, found):
@@ -144,14 +148,15 @@ def _figures(times: list[float], truths: list, found: list, zones: list | None =
         "latency_ms_median": round(1000 * statistics.median(times), 1),
         "latency_ms_p90": round(1000 * sorted(times)[int(0.9 * (len(times) - 1))], 1),
         "card_recall": round(hits["card"] / max(1, totals["card"]), 3),
-        "false_detections_per_frame": round(extra / len(times), 2),
+        "false_card_detections_per_frame" if zones is not None else "false_detections_per_frame":
+            round(extra / len(times), 2),
         "cards": totals["card"],
     }
     if zones is None:
         figures.update(chip_recall=round(hits["chip"] / max(1, totals["chip"]), 3), chips=totals["chip"])
     else:
         figures["label_right"] = round(right / max(1, totals["card"]), 3)
-        valued = [want == read.get(zone, 0) for wanted, read in zones for zone, want in wanted.items()]
+        valued = [want == read[zone] for wanted, read in zones for zone, want in wanted.items()]
         figures.update(chip_zones_right=round(sum(valued) / max(1, len(valued)), 3), chip_zones=len(valued))
     return figures
 
@@ -160,12 +165,7 @@ def _pipeline_found(reading) -> list[tuple[str, float, float, str]]:
     return [("card", o.x_mm, o.y_mm, o.label) for o in reading.observations if o.kind != "chip"]
 
 
-def _pipeline_zones(reading) -> dict[tuple[int, str], int]:
-    values: dict[tuple[int, str], int] = {}
-    for seen in reading.observations:
-        if seen.kind == "chip":
-            values[seen.seat, seen.area] = values.get((seen.seat, seen.area), 0) + int(seen.label)
-    return values
+
 
 
 def _resolution(width: int, height: int, layout, scenes, steps, baseline_model) -> dict[str, object]:
@@ -181,7 +181,6 @@ def _resolution(width: int, height: int, layout, scenes, steps, baseline_model) 
     renderer = Renderer(layout, TableCamera(width=width, height=height), seed=9)
     frames = [renderer.render(scene, k * 100) for k, scene in enumerate(scenes)]
     truths = [_truth(renderer, scene) for scene in scenes]
-    zone_truths = [_zone_values(renderer, scene) for scene in scenes]
     cal = calibrate(frames[0], layout)
 
     def baseline(frame):
@@ -197,7 +196,7 @@ def _resolution(width: int, height: int, layout, scenes, steps, baseline_model) 
     (pipeline_times, readings), (baseline_times, found_baseline) = _measure_alternately(frames, every_region.read,
                                                                                          baseline)
     busy = {"pipeline": _figures(pipeline_times, truths, [_pipeline_found(r) for r in readings],
-                                 list(zip(zone_truths, [_pipeline_zones(r) for r in readings], strict=True))),
+                                 [_zones_scored(layout, scene, r) for scene, r in zip(scenes, readings, strict=True)]),
             "baseline": _figures(baseline_times, truths, found_baseline)}
     busy["throughput_ratio"] = round(busy["pipeline"]["fps"] / busy["baseline"]["fps"], 2)
 
@@ -213,7 +212,7 @@ def _resolution(width: int, height: int, layout, scenes, steps, baseline_model) 
     def on_frame(frame, scene, reading):
         film_truths.append(_truth(renderer, scene))
         film_found.append(_pipeline_found(reading))
-        film_zones.append((_zone_values(renderer, scene), _pipeline_zones(reading)))
+        film_zones.append(_zones_scored(layout, scene, reading))
         started = time.perf_counter()
         film_baseline.append(baseline(frame))
         film_baseline_times.append(time.perf_counter() - started)

@@ -64,10 +64,16 @@ def draw_evidence(image_bgr: np.ndarray, layout: Layout, cal: Calibration, detec
     line_height = max(12, canvas.shape[0] // 60)
     for (x1, y1, x2, y2), labels in by_box.items():
         cv2.rectangle(canvas, (x1, y1), (x2, y2), BOX_COLOUR, width, cv2.LINE_AA)
-        for k, ((label, confidence), count) in enumerate(sorted(labels.items())):
+        for k, ((label, confidence), count) in enumerate(sorted(labels.items(), key=_label_order)):
             text = f"{label}{f' x{count}' if count > 1 else ''} {confidence:.2f}"
             draw_label(canvas, text, (x1, max(12, y1 - 4 - k * line_height)), BOX_COLOUR)
     return canvas
+
+
+def _label_order(item: tuple[tuple[str, float], int]) -> tuple[int, str]:
+    """Chips' labels (cents) by value, others by name."""
+    label = item[0][0]
+    return (int(label), "") if label.isdigit() else (0, label)
 
 
 def save_evidence(image: np.ndarray, folder: str | Path) -> tuple[str, Path]:

@@ -18,6 +18,7 @@ where only the dealer's arm moves costs the crops it crosses, and a still frame 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -95,6 +96,15 @@ class _RegionMemory:
     age: int = 0  # frames since then
 
 
+def zone_values(observations: Iterable[ZoneObservation]) -> dict[tuple[int, str], int]:
+    """Each bet zone's chips, in cents, as (seat, area) -> value: the zones where no chip was read are left out."""
+    values: dict[tuple[int, str], int] = {}
+    for seen in observations:
+        if seen.kind == "chip":
+            values[seen.seat, seen.area] = values.get((seen.seat, seen.area), 0) + int(seen.label)
+    return values
+
+
 def _what(observations: list[ZoneObservation]) -> list[tuple[str, str, str]]:
     """What a region's reading says, whatever the exact positions: (zone, kind, label) of each object."""
     return sorted((o.area, o.kind, o.label) for o in observations)
@@ -144,7 +154,7 @@ def _skin_mask(crop_bgr: np.ndarray) -> np.ndarray:
 
 
 class TableReader:
-    """Detector + identifier + chip colours over a calibrated frame."""
+    """Detector, index reader and chip counter over a calibrated frame."""
 
     def __init__(self, layout: Layout, table_to_image: np.ndarray, detector: OnnxDetector | None = None,
                  index_model: Path = INDEX_PATH, detector_path: Path = ONNX_PATH,

@@ -1,7 +1,7 @@
 """The table's chip set: each denomination's colour, as printed on the chip's face, and how to make a stack's value.
 
-The colours are the ones the virtual table paints and the pipeline classifies (nearest colour in Lab space); a real
-casino's set goes in the table configuration in the same form.
+The virtual table paints these colours, and the chip counter (``vision.chip_counter``) was trained on them: it
+counts chips of exactly these denominations, so another casino's set means a counter trained on its chips.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ class ChipKind:
     stripes: tuple[int, int, int]
 
 
-#: A casino chip's diameter (the common 39 mm); the table reader checks a chip's box against it.
+#: A casino chip's diameter (the common 39 mm), as the virtual table draws it.
 CHIP_DIAMETER_MM = 39.0
 
 #: The default chip set (euros): 0.50 € is the bonus token of seed 004 (« le jeton 0,5 € »).
