@@ -11,7 +11,7 @@ from controller.felt.layout import load_layout
 from controller.sim.render import Renderer, TableCamera
 from controller.sim.scene import CardOnFelt, SceneState
 from vision.calibrate import calibrate
-from vision.table_reader import TableReader
+from vision.table_reader import TableReader, zone_values
 
 
 def _what(reading) -> list[tuple[int, str, str, str]]:
@@ -81,3 +81,17 @@ def test_a_region_is_read_again_after_refresh_frames_however_still(table) -> Non
     assert reader.stats.regions_reused == 2 * len(reader.regions)
     reader.read(renderer.render(scene, 400))
     assert reader.stats.regions_read == 3 * len(reader.regions)
+
+
+def test_a_region_read_again_for_a_card_keeps_the_counts_of_its_unchanged_bet_zones(table) -> None:
+    layout, renderer, scene, calibration = table
+    reader = _settled(layout, renderer, scene, calibration)
+    counted, kept = reader.stats.zones_counted, reader.stats.zones_kept
+    dealt = scene.with_card(CardOnFelt(5, 0, "Qh", face_up=True))
+    reading = reader.read(renderer.render(dealt, 200))
+    assert reader.stats.zones_kept - kept >= 3  # seat 5's region read again: its bet zones, far from the card, kept
+    assert reader.stats.zones_counted - counted <= 1  # (the raise box, next to the cards, may see the card's edge)
+    assert zone_values(reading.observations)[5, "ante"] == 2500
+    bet = dealt.with_chips(5, "bonus", (100, 100))
+    reading = reader.read(renderer.render(bet, 300))
+    assert zone_values(reading.observations)[5, "bonus"] == 200  # a zone that changed is counted again

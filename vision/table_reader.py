@@ -47,6 +47,9 @@ CHANGE_THRESHOLD = 24
 #: for a change too faint for the thumbnails, not the way changes are found (at 12, on a coup's film, these reads
 #: were about half of all the detector's work)
 REFRESH_FRAMES = 30
+#: A bet zone's crop is compared with the one last counted as a ZONE_THUMBNAIL-side image (each pixel the mean of
+#: 16): a region read again because a card arrived keeps its zones' counts while their crops stay as they were
+ZONE_THUMBNAIL = 24
 
 
 @dataclass(frozen=True)
@@ -111,9 +114,21 @@ def _what(observations: list[ZoneObservation]) -> list[tuple[str, str, str]]:
 
 
 @dataclass
+class _ZoneCount:
+    """What the chip counter last read in a bet zone, and the zone's thumbnail then."""
+
+    thumbnail: np.ndarray
+    counts: dict[int, int]
+    certainty: float
+    age: int = 0  # reads of its region since
+
+
+@dataclass
 class ReaderStats:
     regions_read: int = 0  # through the detector
     regions_reused: int = 0  # unchanged since they were last read
+    zones_counted: int = 0  # bet zones through the chip counter
+    zones_kept: int = 0  # bet zones of a region read again, unchanged since they were last counted
 
 
 @dataclass(frozen=True)
@@ -181,6 +196,9 @@ class TableReader:
         self._thumbnail_to_image = [m @ to_crop for m in self._crop_to_image]
         self._zone_masks = [self._masks(r) for r in self.regions]
         self._memory: list[_RegionMemory | None] = [None] * len(self.regions)
+        self._zone_counts: dict[Zone, _ZoneCount] = {}
+        self._zone_outlines = {zone: tuple((float(x), float(y)) for x, y in cv2.perspectiveTransform(
+            zone_outline(layout, zone)[None], self.table_to_image)[0]) for zone in layout.zones}
 
     def _masks(self, region: Region) -> list[tuple[Zone, np.ndarray]]:
         """Each zone of the region's seat as a boolean mask over the crop."""
@@ -279,15 +297,33 @@ class TableReader:
                                                         old.confidence, old.outline_px)
         bet_zones = [(k, zone) for k, _crop in crops for zone, _mask in self._zone_masks[k]
                      if zone.area in BET_AREAS]
-        if bet_zones:
-            counted = self.chip_counter.count(np.stack([zone_crop(frame_bgr, self.table_to_image, self.layout, zone)
-                                                        for _k, zone in bet_zones]))
-            for (k, zone), (counts, certainty) in zip(bet_zones, counted, strict=True):
-                outline = cv2.perspectiveTransform(zone_outline(self.layout, zone)[None], self.table_to_image)[0]
-                outline_px = tuple((float(x), float(y)) for x, y in outline)
-                # one observation per chip counted, at the zone's centre (the tracker sums a zone's chips); its
-                # confidence is the whole count's certainty
-                readings[k][0].extend(ZoneObservation(zone.seat, zone.area, "chip", str(cents), *zone.centre,
-                                                      certainty, outline_px)
-                                      for cents, count in counts.items() for _ in range(count))
+        self._count_chips(frame_bgr, [zone for _k, zone in bet_zones])
+        for k, zone in bet_zones:
+            kept = self._zone_counts[zone]
+            # one observation per chip counted, at the zone's centre (the tracker sums a zone's chips); its
+            # confidence is the whole count's certainty
+            readings[k][0].extend(ZoneObservation(zone.seat, zone.area, "chip", str(cents), *zone.centre,
+                                                  kept.certainty, self._zone_outlines[zone])
+                                  for cents, count in kept.counts.items() for _ in range(count))
         return readings
+
+    def _count_chips(self, frame_bgr: np.ndarray, zones: list[Zone]) -> None:
+        """The chip counter on those of ``zones`` whose crop changed since it last counted them (or that it has
+        not counted for ``refresh_frames`` reads), in one batch; the others keep their count."""
+        changed: list[tuple[Zone, np.ndarray, np.ndarray]] = []
+        for zone in zones:
+            crop = zone_crop(frame_bgr, self.table_to_image, self.layout, zone)
+            thumbnail = cv2.resize(crop, (ZONE_THUMBNAIL, ZONE_THUMBNAIL), interpolation=cv2.INTER_AREA)
+            thumbnail = thumbnail.astype(np.int16)
+            kept = self._zone_counts.get(zone)
+            if (kept is None or kept.age >= self.refresh_frames
+                    or int(np.abs(thumbnail - kept.thumbnail).max()) > self.change_threshold):
+                changed.append((zone, crop, thumbnail))
+            else:
+                kept.age += 1
+        self.stats.zones_counted += len(changed)
+        self.stats.zones_kept += len(zones) - len(changed)
+        if changed:
+            counted = self.chip_counter.count(np.stack([crop for _zone, crop, _thumbnail in changed]))
+            for (zone, _crop, thumbnail), (counts, certainty) in zip(changed, counted, strict=True):
+                self._zone_counts[zone] = _ZoneCount(thumbnail, counts, certainty)
