@@ -24,9 +24,10 @@ from vision.onnx_session import onnx_session
 
 #: the denominations the model counts, in this order (cents)
 DENOMINATIONS = [kind.cents for kind in CHIP_SET]
-#: counts 0 .. MAX_COUNT - 1 per denomination: a bet made of the fewest chips has at most 4 of one kind
+#: the model's output: a count of 0 .. MAX_COUNT - 1 per denomination. It was trained on piles of 1 to 5: a taller
+#: pile reads as 5 or fewer, with no sign of doubt (see the model card's limits)
 MAX_COUNT = 7
-#: the square around a bet zone's centre the model sees (mm): a pile of six spread chips, and a third
+#: the square around a bet zone's centre the model sees (mm): a pile of five spread chips (107 mm), and a third
 #: denomination beside two others, still fit in it
 CROP_MM = 120.0
 #: the model's input side (0.8 px/mm: about the overhead camera's own resolution at 1920x1080)
