@@ -68,6 +68,10 @@ class ChipCounter:
         metadata = self.session.get_modelmeta().custom_metadata_map
         if json.loads(metadata.get("denominations", "[]")) != DENOMINATIONS:
             raise ValueError(f"{path}: its denominations are not the chip set's {DENOMINATIONS}")
+        takes, gives = self.session.get_inputs()[0].shape[1:], self.session.get_outputs()[0].shape[1:]
+        if list(takes) != [3, CROP_PX, CROP_PX] or list(gives) != [len(DENOMINATIONS), MAX_COUNT]:
+            raise ValueError(f"{path}: takes {takes} and gives {gives}; this code crops 3 x {CROP_PX} x {CROP_PX} and "
+                             f"reads {len(DENOMINATIONS)} x {MAX_COUNT}")
         self.input = self.session.get_inputs()[0].name
         self.meta = json.loads(metadata.get("meta", "{}"))
 
