@@ -162,6 +162,9 @@ def main() -> int:
     parser.add_argument("--profile", action="append", choices=profile_names(), default=None,
                         help="random coups of this profile only (repeatable; default every profile); its seed is "
                              "the one it has in the whole corpus")
+    parser.add_argument("--keep", type=Path, metavar="DIR",
+                        help="keep each run's folder (configuration, event store, logs) under DIR, to look into a "
+                             "difference afterwards")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds one demo run may take (default 1800)")
     args = parser.parse_args()
     if args.no_script and args.script:
@@ -175,7 +178,10 @@ def main() -> int:
                   for k, profile in enumerate(profile_names()) if args.profile is None or profile in args.profile]
     if not parts:
         parser.error("nothing to play: --no-script needs --random 1 or more")
-    with tempfile.TemporaryDirectory(prefix="conformance-") as work:
+    if args.keep is not None:
+        args.keep.mkdir(parents=True, exist_ok=True)
+    with (contextlib.nullcontext(str(args.keep)) if args.keep is not None
+          else tempfile.TemporaryDirectory(prefix="conformance-")) as work:
         for k, part in enumerate(parts):
             for camera in ("direct", "rendered"):
                 print(f"[{k + 1}/{len(parts)}] {part.name}: {camera} camera", file=sys.stderr, flush=True)
