@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from training.nets import conv_block
 from vision.common import MODELS
 from vision.index_reader import INDEX_CLASSES, INDEX_SIZE, ONNX_PATH
 
@@ -22,15 +23,11 @@ MODEL_PATH = MODELS / "card_index.pt"
 def build_net():
     import torch.nn as nn
 
-    def block(cin: int, cout: int) -> nn.Module:
-        return nn.Sequential(nn.Conv2d(cin, cout, 3, 1, 1, bias=False), nn.BatchNorm2d(cout), nn.SiLU(inplace=True),
-                             nn.Conv2d(cout, cout, 3, 1, 1, bias=False), nn.BatchNorm2d(cout), nn.SiLU(inplace=True),
-                             nn.MaxPool2d(2))
-
     class IndexNet(nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.features = nn.Sequential(block(3, 24), block(24, 48), block(48, 96), block(96, 128))  # 3 x 4 left
+            self.features = nn.Sequential(*(conv_block(cin, cout) for cin, cout in  # 3 x 4 left
+                                            ((3, 24), (24, 48), (48, 96), (96, 128))))
             self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.25), nn.Linear(128 * 4 * 3, 256),
                                       nn.SiLU(inplace=True), nn.Linear(256, len(INDEX_CLASSES)))
 

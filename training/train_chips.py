@@ -26,6 +26,7 @@ import numpy as np
 
 from controller.felt.layout import BET_AREAS, DEFAULT_LAYOUT, load_layout
 from controller.shutdown import exit_cleanly_when_interrupted, written_since
+from training.nets import conv_block
 from vision.chip_counter import CROP_PX, DENOMINATIONS, MAX_COUNT, ONNX_PATH, zone_crop
 from vision.common import MODELS
 
@@ -87,15 +88,11 @@ def make_data(out: Path, seeds: list[int], scenes: int) -> Path:
 def build_net():
     import torch.nn as nn
 
-    def block(cin: int, cout: int) -> nn.Module:
-        return nn.Sequential(nn.Conv2d(cin, cout, 3, 1, 1, bias=False), nn.BatchNorm2d(cout), nn.SiLU(inplace=True),
-                             nn.Conv2d(cout, cout, 3, 1, 1, bias=False), nn.BatchNorm2d(cout), nn.SiLU(inplace=True),
-                             nn.MaxPool2d(2))
-
     class ChipNet(nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.features = nn.Sequential(block(3, 16), block(16, 32), block(32, 64), block(64, 96))  # 6 x 6 left
+            self.features = nn.Sequential(*(conv_block(cin, cout) for cin, cout in  # 6 x 6 left
+                                            ((3, 16), (16, 32), (32, 64), (64, 96))))
             side = CROP_PX // 16
             self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(96 * side * side, 256),
                                       nn.SiLU(inplace=True), nn.Linear(256, len(DENOMINATIONS) * MAX_COUNT))
