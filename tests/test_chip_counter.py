@@ -14,7 +14,7 @@ from controller.felt.layout import BET_AREAS, load_layout
 from controller.sim.render import Renderer, TableCamera
 from controller.sim.scene import SceneState
 from vision.calibrate import calibrate
-from vision.chip_counter import DENOMINATIONS, MAX_COUNT, ChipCounter, zone_crop
+from vision.chip_counter import DENOMINATIONS, MAX_COUNT, ChipCounter, zone_crop, zone_to_table
 from vision.table_reader import TableReader, zone_values
 
 
@@ -56,7 +56,7 @@ def test_the_onnx_export_counts_what_the_torch_checkpoint_counts(felt) -> None:
 
     layout, calibration, renderer, scene, bets = felt
     frame = renderer.render(scene, 0)
-    crops = np.stack([zone_crop(frame, calibration.table_to_image, layout, layout.zone(seat, area))
+    crops = np.stack([zone_crop(frame, calibration.table_to_image @ zone_to_table(layout, layout.zone(seat, area)))
                       for seat, area in bets])
     exported = ChipCounter().probabilities(crops)
     net = build_net()

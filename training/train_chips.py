@@ -27,7 +27,7 @@ import numpy as np
 from controller.felt.layout import BET_AREAS, DEFAULT_LAYOUT, load_layout
 from controller.shutdown import exit_cleanly_when_interrupted, written_since
 from training.nets import conv_block
-from vision.chip_counter import CROP_PX, DENOMINATIONS, MAX_COUNT, ONNX_PATH, zone_crop
+from vision.chip_counter import CROP_PX, DENOMINATIONS, MAX_COUNT, ONNX_PATH, zone_crop, zone_to_table
 from vision.common import MODELS
 
 MODEL_PATH = MODELS / "chip_counter.pt"
@@ -69,7 +69,7 @@ def render_zones(seed: int, scenes: int) -> tuple[np.ndarray, np.ndarray]:
         if table_to_image is None:  # one camera for all the scenes: calibrated once, from its markers
             table_to_image = calibrate(frame, layout).table_to_image
         for (seat, area), count in truth.items():
-            crops.append(zone_crop(frame, table_to_image, layout, layout.zone(seat, area)))
+            crops.append(zone_crop(frame, table_to_image @ zone_to_table(layout, layout.zone(seat, area))))
             counts.append(count)
     return np.array(crops, np.uint8), np.array(counts, np.int64)
 

@@ -35,27 +35,26 @@ CROP_PX = 96
 ONNX_PATH = MODELS / "chip_counter.onnx"
 
 
-def crop_angle(layout: Layout, zone: Zone) -> float:
-    """The direction of a zone's crop: a round zone's piles lie along the seat's own axis (its card zone's)."""
-    return zone.angle if zone.radius is None else layout.zone(zone.seat, "cards").angle
-
-
-def zone_crop(frame_bgr: np.ndarray, table_to_image: np.ndarray, layout: Layout, zone: Zone) -> np.ndarray:
-    """The zone's square rectified upright from the frame, as RGB ``CROP_PX`` x ``CROP_PX``."""
-    angle = crop_angle(layout, zone)
+def zone_to_table(layout: Layout, zone: Zone) -> np.ndarray:
+    """3x3 matrix: pixel (u, v, 1) of the zone's crop -> table mm (x, y, 1); the crop's x axis runs along the bet's
+    axis (``Layout.bet_axis``). Fixed with the layout: computed once per zone."""
+    angle = layout.bet_axis(zone)
     ex, ey = axes(angle)
-    origin = np.asarray(zone.centre, float) - (ex + ey) * CROP_MM / 2
-    m = np.asarray(table_to_image, float) @ crop_to_table(origin, angle, CROP_MM / CROP_PX)
-    crop = cv2.warpPerspective(frame_bgr, m, (CROP_PX, CROP_PX), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                               borderMode=cv2.BORDER_REPLICATE)
+    return crop_to_table(np.asarray(zone.centre, float) - (ex + ey) * CROP_MM / 2, angle, CROP_MM / CROP_PX)
+
+
+def zone_crop(frame_bgr: np.ndarray, crop_to_image: np.ndarray) -> np.ndarray:
+    """The crop (``table_to_image @ zone_to_table(...)``) rectified upright from the frame, as RGB ``CROP_PX`` x
+    ``CROP_PX``."""
+    crop = cv2.warpPerspective(frame_bgr, crop_to_image, (CROP_PX, CROP_PX),
+                               flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
     return np.ascontiguousarray(crop[..., ::-1])
 
 
-def zone_outline(layout: Layout, zone: Zone) -> np.ndarray:
-    """The crop's corners on the felt (4 x 2 mm), for evidence images."""
-    ex, ey = axes(crop_angle(layout, zone))
-    centre, half = np.asarray(zone.centre, float), CROP_MM / 2
-    return np.array([centre + half * (sx * ex + sy * ey) for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))])
+def crop_outline(crop_to_image: np.ndarray) -> tuple[tuple[float, float], ...]:
+    """The crop's corners in the frame's pixels, for evidence images."""
+    corners = np.array([[[0, 0], [CROP_PX, 0], [CROP_PX, CROP_PX], [0, CROP_PX]]], np.float64)
+    return tuple((float(x), float(y)) for x, y in cv2.perspectiveTransform(corners, crop_to_image)[0])
 
 
 class ChipCounter:

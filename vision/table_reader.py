@@ -27,7 +27,7 @@ import numpy as np
 
 from controller.felt.layout import BET_AREAS, DEALER, Layout, Zone, axes, crop_to_table
 from vision.chip_counter import ONNX_PATH as CHIP_COUNTER_PATH
-from vision.chip_counter import ChipCounter, zone_crop, zone_outline
+from vision.chip_counter import ChipCounter, crop_outline, zone_crop, zone_to_table
 from vision.index_reader import INDEX_CLASSES, IndexReader, index_crop
 from vision.index_reader import ONNX_PATH as INDEX_PATH
 from vision.onnx_detector import ONNX_PATH, OnnxDetector
@@ -197,8 +197,9 @@ class TableReader:
         self._zone_masks = [self._masks(r) for r in self.regions]
         self._memory: list[_RegionMemory | None] = [None] * len(self.regions)
         self._zone_counts: dict[Zone, _ZoneCount] = {}
-        self._zone_outlines = {zone: tuple((float(x), float(y)) for x, y in cv2.perspectiveTransform(
-            zone_outline(layout, zone)[None], self.table_to_image)[0]) for zone in layout.zones}
+        self._zone_to_image = {zone: self.table_to_image @ zone_to_table(layout, zone) for zone in layout.zones
+                               if zone.area in BET_AREAS}
+        self._zone_outlines = {zone: crop_outline(m) for zone, m in self._zone_to_image.items()}
 
     def _masks(self, region: Region) -> list[tuple[Zone, np.ndarray]]:
         """Each zone of the region's seat as a boolean mask over the crop."""
@@ -312,7 +313,7 @@ class TableReader:
         not counted for ``refresh_frames`` reads), in one batch; the others keep their count."""
         changed: list[tuple[Zone, np.ndarray, np.ndarray]] = []
         for zone in zones:
-            crop = zone_crop(frame_bgr, self.table_to_image, self.layout, zone)
+            crop = zone_crop(frame_bgr, self._zone_to_image[zone])
             thumbnail = cv2.resize(crop, (ZONE_THUMBNAIL, ZONE_THUMBNAIL), interpolation=cv2.INTER_AREA)
             thumbnail = thumbnail.astype(np.int16)
             kept = self._zone_counts.get(zone)

@@ -140,6 +140,11 @@ class Layout:
                 return zone
         raise KeyError(f"{self.name}: no zone {area!r} for seat {seat}")
 
+    def bet_axis(self, zone: Zone) -> float:
+        """The direction (as ``Zone.angle``) a bet's chips are laid along in ``zone``: its own for a rectangle, the
+        seat's (its card zone's) for a round zone."""
+        return zone.angle if zone.radius is None else self.zone(zone.seat, "cards").angle
+
     def zone_at(self, x: float, y: float) -> Zone | None:
         """The zone holding a point (the first in file order when zones overlap), or None."""
         for zone in self.zones:

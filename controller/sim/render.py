@@ -340,8 +340,7 @@ class Renderer:
         """Each denomination's pile, side by side along the seat's axis, largest first. A pile is spread towards
         the player, ``CHIP_SPREAD_MM`` a chip, as dealers spread a bet for the camera: every chip shows."""
         zone = self.layout.zone(stack.seat, stack.box)
-        angle = zone.angle if zone.radius is None else self.layout.zone(stack.seat, "cards").angle
-        u, v = axes(angle)
+        u, v = axes(self.layout.bet_axis(zone))
         counts = sorted(Counter(stack.chips).items(), key=lambda item: -item[0])
         spacing = CHIP_DIAMETER_MM + 2 if len(counts) <= 2 else CHIP_DIAMETER_MM * 0.8  # keep them near the box
         places = []
