@@ -45,6 +45,7 @@ from .rules.operations import (
     NoMoreBets,
     Operation,
     PaymentDone,
+    PaymentSeen,
     PlaceBet,
     PlayerLooks,
     Raise,
@@ -144,7 +145,8 @@ class Referee:
                 return EndDeal(t)
             case ButtonPressed(button="payment_done"):
                 due = table.payments_due()
-                return PaymentDone(t, due[0]) if due else EndCoup(t)
+                watched = self.devices.camera_online is True  # a camera offline, or never heard of, saw nothing paid
+                return PaymentDone(t, due[0], watched) if due else EndCoup(t, watched)
             case CardPlaced(position=position, card=text, face_up=face_up):
                 card = parse_card(text) if text else None
                 seat = table.seats.get(position)
@@ -158,6 +160,10 @@ class Referee:
                 return ExposeCard(t, position, index)
             case CardsLifted(seat=seat):
                 return PlayerLooks(t, seat)
+            case ChipsChanged(seat=seat, box=box, amount=amount) if table.phase is Phase.PAYING:
+                return PaymentSeen(t, seat, box, amount)
+            case ChipsChanged(box="raise", amount=0) if table.phase is not Phase.DECISIONS:
+                return None  # a raise box emptied (a player picking his chips up after the coup) is no raise
             case ChipsChanged(seat=seat, box="raise", amount=amount):
                 state = table.seats.get(seat)
                 if table.phase is Phase.DECISIONS and state is not None and state.decision is None and amount:

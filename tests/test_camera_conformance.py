@@ -43,7 +43,7 @@ def test_two_runs_with_the_perfect_camera_agree(conformance, demo_script_twice) 
     assert result["false_flags"] == result["missed_flags"] == result["voided_differently"] == 0
     assert result["differences"] == []
     # the script's faults were raised, so the flags compared are not empty
-    assert sum(sum(coup.flags.values()) for coup in demo_script_twice.coups["direct"].values()) == 9
+    assert sum(sum(coup.flags.values()) for coup in demo_script_twice.coups["direct"].values()) == 12
 
 
 def test_a_changed_payout_and_flags_are_counted(conformance, demo_script_twice) -> None:

@@ -24,7 +24,7 @@ from controller.cli import main
 from controller.config import load_config
 from controller.rules.cards import full_deck
 from controller.rules.history import format_history, format_operation, format_time, parse_history
-from controller.rules.operations import DEALER, Box, Operation, Settle
+from controller.rules.operations import DEALER, Box, Operation, PaymentSeen, Settle
 from controller.rules.table import HAND_SIZE, Table
 from controller.sim.coups import new_table, play_coup
 from controller.sim.events import bus_events
@@ -255,7 +255,7 @@ def _finish(table: Table, t: int, keep_antes: tuple[int, ...] = ()) -> int:
         for box, amount in seat.bets.items():
             if amount and not (box is Box.ANTE and number in keep_antes):
                 t += 700
-                table.place_bet(t, number, box, 0)
+                table.apply(PaymentSeen(t, number, box.value, 0))  # what the camera sees while the coup is paid
     t += 700
     table.end_coup(t)
     return t

@@ -1,8 +1,9 @@
 """The croupier display at its busiest, in headless Chromium: seven seats paid with bonus and jackpot lines, four
-alerts (one of them three times), a refused end of coup and the camera offline, at 1280×800 and 1920×1080, in
-French and in English. Every text must lie inside its box and inside the screen; the paying panel's amounts are at
-least 32 px. The state is a real coup played through the referee. Screenshots go to $STUD_TABLE_SCREENSHOTS (or
-the test's temporary folder), with copies under build/screenshots/."""
+alerts (one of them three times), a refused end of coup, the camera offline, and the camera's verdict on each payment
+at its longest, at 1280×800 and 1920×1080, in French and in English. Every text must lie inside its box and inside
+the screen; the paying panel's amounts still to pay and its verdicts are at least 32 px. The state is a real coup
+played through the referee, with the verdicts set by hand. Screenshots go to $STUD_TABLE_SCREENSHOTS (or the
+test's temporary folder), with copies under build/screenshots/."""
 
 from __future__ import annotations
 
@@ -83,17 +84,30 @@ def busiest_coup(rules: TableRules) -> Table:
     return table
 
 
+#: The camera's verdicts on the payments, the longest each can be: seat 6 paid short with a losing stake left, seat 5
+#: overpaid, seat 4 paid right, seat 2 paid with the camera offline, seat 1 (next) already given too much; seats 7
+#: and 3, owed nothing, still hold their stakes (not a fault before the coup ends).
+PAYMENTS = {6: {"checked": True, "short": 123450, "not_collected": 100000}, 5: {"checked": True, "over": 100000},
+            4: {"checked": True}, 2: {"checked": True, "watched": False}, 1: {"over": 100000},
+            7: {"not_collected": 1300}, 3: {"not_collected": 3300}}
+
+
 def busiest_state() -> dict:
-    """The coup played as bus events through the referee, then the first seat paid, the end of the coup asked for
-    twice too early, and the camera gone."""
+    """The coup played as bus events through the referee, then four seats paid, the end of the coup asked for
+    twice too early, and the camera gone. The camera's verdicts are set by hand (``PAYMENTS``): played through the
+    referee, the faults would add alerts of their own, and a camera not heard of would have watched none."""
     rules = bonus_and_jackpot_rules()
     events = [body for _ms, _topic, body in bus_events(busiest_coup(rules).log)]
-    events += [ButtonPressed("payment_done"), DealerOperation("end-coup"), DealerOperation("end-coup"),
-               CameraStatus(online=False)]
+    events += [ButtonPressed("payment_done")] * 4 + [DealerOperation("end-coup"), DealerOperation("end-coup"),
+                                                      CameraStatus(online=False)]
     referee = Referee(rules, jackpot_meter=1_000_000)
     for seq, body in enumerate(events, start=1):
         referee.handle(Envelope("test", seq, seq * 1_000_000, 1_700_000_000_000_000_000 + seq * 1_000_000, body))
-    return referee.state()
+    state = referee.state()
+    assert state["payments_due"] == [1] and state["settlement"]["paying_order"] == [7, 6, 5, 4, 3, 2, 1]
+    state["payments"] = {str(seat): {"checked": False, "watched": True, "over": 0, "short": 0, "not_collected": 0}
+                         | payment for seat, payment in PAYMENTS.items()}
+    return state
 
 
 @pytest.fixture(scope="module")
@@ -174,21 +188,25 @@ def test_the_busiest_display_fits_the_screen(display, screenshots, width, height
     expect(page.locator(".flag")).to_have_count(4)
     expect(page.locator(".refused")).to_have_count(1)
     expect(page.locator(".payouts li")).to_have_count(7)
+    expect(page.locator(".payouts .fault")).to_have_count(4)
     screenshots(page, f"display-busiest-{lang}-{width}x{height}.png")
     assert page.evaluate(OUTSIDE) == []
-    sizes = page.locator(".payouts .figure").evaluate_all("es => es.map(e => parseFloat(getComputedStyle(e).fontSize))")
-    assert len(sizes) == 14 and min(sizes) >= 32
+    # Read from 2 m: the amounts of the three seats not paid yet, the verdicts (the amounts paid shrink).
+    sizes = page.locator(".payouts li:not(.checked) .figure, .payouts .verdict").evaluate_all(
+        "es => es.map(e => parseFloat(getComputedStyle(e).fontSize))")
+    assert len(sizes) == 3 * 2 + 6 and min(sizes) >= 32
     page.close()
 
 
 def test_the_dealer_sees_the_refusal_the_alerts_and_what_to_do(display):
     state = display["state"]
     due = state["payments_due"]
+    refusal = state["refusals"][-1]
     expect = playwright_api.expect
     page = display["browser"].new_page(viewport={"width": 1280, "height": 800})
     page.goto(display["url"] + "?lang=fr")
-    places = ", ".join(map(str, due))
-    expect(page.locator(".refused")).to_have_text(f"✖Fin de coup refusée : places {places} encore à payer ×2")
+    assert refusal["reason_fr"] == "place 1 encore à payer"
+    expect(page.locator(".refused")).to_have_text("✖Fin de coup refusée : place 1 encore à payer ×2")
     exposed = page.locator(".flag", has_text="Carte exposée")
     expect(exposed).to_contain_text("ALERTE : Carte exposée — place 3 ×3")
     expect(exposed).to_contain_text("→ Retourner la carte, poursuivre la donne")
@@ -197,11 +215,11 @@ def test_the_dealer_sees_the_refusal_the_alerts_and_what_to_do(display):
     expect(raised).to_contain_text("→ Régler la relance comme indiqué ; appeler le chef de table")
     expect(page.locator(".flag", has_text="Mise changée")).to_contain_text("passé de 10,00 € à 15,00 €")
     expect(page.locator(".flag", has_text="Compte du sabot")).to_contain_text("le sabot a compté 39 cartes")
-    # The next box to pay: highlighted in the panel and on the felt; the one paid before it crossed off.
+    # The next box to pay: highlighted in the panel and on the felt; the four paid before it crossed off.
     expect(page.locator(".payouts li.next")).to_have_attribute("data-seat", str(due[0]))
     expect(page.locator(".payouts li.next .state")).to_have_text("▶")
     expect(page.locator(".seat.next")).to_have_attribute("data-seat", str(due[0]))
-    expect(page.locator(".payouts li.paid")).to_have_count(1)
+    expect(page.locator(".payouts li.paid")).to_have_count(4)
     seat_1 = [p for p in state["settlement"]["payouts"] if p["seat"] == 1]
     pay = sum(p["net"] for p in seat_1 if p["net"] > 0)
     collect = -sum(p["net"] for p in seat_1 if p["net"] < 0)
@@ -210,9 +228,60 @@ def test_the_dealer_sees_the_refusal_the_alerts_and_what_to_do(display):
     expect(row.locator(".collect")).to_have_text(euros(collect) if collect else "—")
     expect(page.locator(".payouts .head").first).to_have_text("à payerà ramasser")
     page.get_by_role("button", name="Language").click()
-    expect(page.locator(".refused")).to_have_text(f"✖End coup refused: seats {places} are still to be paid ×2")
+    expect(page.locator(".refused")).to_have_text(f"✖End coup refused: {refusal['reason']} ×2")
     expect(page.locator(".flag", has_text="Card exposed").locator(".todo")).to_have_text(
         "→ Turn the card over, go on dealing")
+    page.close()
+
+
+def test_the_dealer_sees_the_cameras_verdict_on_each_payment(display):
+    """Once « paiement terminé » is pressed for a seat: « payé ✓ », what is wrong, or « non vérifié » when the camera
+    was offline. Before it, only chips beyond what the seat is owed: what is still to pay or to collect is no fault
+    yet."""
+    expect = playwright_api.expect
+    page = display["browser"].new_page(viewport={"width": 1280, "height": 800})
+    page.goto(display["url"] + "?lang=fr")
+
+    def row(seat: int):
+        return page.locator(f'.payouts li[data-seat="{seat}"]')
+
+    def verdicts(words: dict[str, str], amount) -> None:
+        expect(row(6).locator(".fault")).to_have_text([f"{words['short']} {amount(123450)}",
+                                                       f"{words['stake']} {amount(100000)}"])
+        expect(row(6).locator(".figure")).to_have_count(0)  # only what to put right
+        expect(row(6)).to_have_class("paid checked wrong")
+        expect(row(5).locator(".fault")).to_have_text([f"{words['over']} {amount(100000)}"])
+        expect(row(4).locator(".state")).to_have_text(words["right"])
+        expect(row(2).locator(".state")).to_have_text(words["unchecked"])
+        for seat in (4, 2):
+            expect(row(seat)).to_have_class("paid checked")
+            expect(row(seat).locator(".fault")).to_have_count(0)
+            expect(row(seat).locator(".figure")).to_have_count(2)  # crossed off, what was to pay and to collect
+        # Seat 1, being paid: already too much; seats 7 and 3 still hold the stakes to collect, no fault yet.
+        expect(row(1).locator(".state")).to_have_text("▶")
+        expect(row(1).locator(".fault")).to_have_text([f"{words['over']} {amount(100000)}"])
+        expect(row(1).locator(".pay")).to_have_text(amount(41900))
+        for seat in (7, 3):
+            expect(row(seat).locator(".state")).to_have_text("")
+            expect(row(seat).locator(".fault")).to_have_count(0)
+
+    verdicts({"short": "manque", "stake": "mise à ramasser", "over": "trop payé", "right": "payé ✓",
+              "unchecked": "non vérifié"}, euros)
+    fault = row(6).locator(".fault").first
+    assert fault.evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(200, 16, 46)"  # the alerts' red
+    page.get_by_role("button", name="Language").click()
+    verdicts({"short": "short", "stake": "stake to collect", "over": "overpaid", "right": "paid ✓",
+              "unchecked": "not checked"}, lambda cents: f"€{cents // 100:,}.{cents % 100:02d}")
+    # Seat 1 before the dealer puts anything down: all it is owed is short, which is no fault yet. (The page's own
+    # state, the stream closed first so that nothing comes over it.)
+    page.evaluate("""() => {
+      source.close();
+      view.state.payments["1"] = {checked: false, watched: true, over: 0, short: 41900, not_collected: 0};
+      render();
+    }""")
+    expect(row(1).locator(".fault")).to_have_count(0)
+    expect(row(1).locator(".state")).to_have_text("▶")
+    expect(row(6).locator(".fault")).to_have_count(2)
     page.close()
 
 

@@ -44,6 +44,9 @@ class FlagKind(enum.Enum):
     DECISION_TIMEOUT = "decision_timeout"
     COUP_DECLARED_VOID = "coup_declared_void"
     SHOE_COUNT_MISMATCH = "shoe_count_mismatch"
+    OVERPAID = "overpaid"
+    UNDERPAID = "underpaid"
+    STAKE_NOT_COLLECTED = "stake_not_collected"
 
     @property
     def label_fr(self) -> str:
@@ -91,6 +94,9 @@ _LABELS_FR = {
     FlagKind.DECISION_TIMEOUT: "Temps de décision écoulé",
     FlagKind.COUP_DECLARED_VOID: "Coup déclaré nul",
     FlagKind.SHOE_COUNT_MISMATCH: "Compte du sabot différent des cartes vues",
+    FlagKind.OVERPAID: "Trop payé",
+    FlagKind.UNDERPAID: "Paiement incomplet",
+    FlagKind.STAKE_NOT_COLLECTED: "Mise perdante non ramassée",
 }
 
 #: What the dealer does when the flag is raised, in French and in English.
@@ -136,6 +142,10 @@ _INSTRUCTIONS = {
     FlagKind.COUP_DECLARED_VOID: ("Rendre les mises, ramasser les cartes", "Return the bets, collect the cards"),
     FlagKind.SHOE_COUNT_MISMATCH: ("Compter les cartes sur le tapis ; appeler le chef de table",
                                    "Count the cards on the felt; call the table chief"),
+    FlagKind.OVERPAID: ("Reprendre l'excédent avant que le joueur ramasse ; appeler le chef de table",
+                        "Take the excess back before the player picks up; call the table chief"),
+    FlagKind.UNDERPAID: ("Compléter le paiement", "Complete the payment"),
+    FlagKind.STAKE_NOT_COLLECTED: ("Ramasser la mise perdante", "Collect the losing stake"),
 }
 
 

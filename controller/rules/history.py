@@ -24,6 +24,7 @@ from typing import Any
 from .cards import parse_card
 from .errors import CardError, HistoryError
 from .operations import DEALER, OPERATION_TYPES, Box, Operation
+from .payment import PAID_ZONES
 from .profile import Profile, TableRules
 
 MAGIC = "# stud-table history 1"
@@ -31,7 +32,7 @@ MAGIC = "# stud-table history 1"
 _MONEY_FIELDS = {"amount", "price", "jackpot_meter"}
 _POSITION_FIELDS = {"seat", "position"}
 _INDEX_FIELDS = {"index", "discard"}
-_BOOL_FIELDS = {"face_up", "accepted"}
+_BOOL_FIELDS = {"face_up", "accepted", "watched"}
 _INT_FIELDS = {"shuffles", "cuts", "drawn"}
 _MONEY = re.compile(r"^(\d+)\.(\d\d)$")
 
@@ -101,6 +102,8 @@ def _parse_value(name: str, text: str) -> Any:
             return Box(text)
         except ValueError:
             raise ValueError(f"{text!r} is not one of {', '.join(box.value for box in Box)}") from None
+    if name == "zone" and text not in PAID_ZONES:
+        raise ValueError(f"{text!r} is not one of {', '.join(PAID_ZONES)}")
     if name in _INT_FIELDS:
         if not _whole_number(text):
             raise ValueError(f"{text!r} is not a whole number like 3")
@@ -133,7 +136,8 @@ def parse_time(text: str) -> int:
 def format_operation(op: Operation) -> str:
     parts = [format_time(op.t), op.kind]
     for field in dataclasses.fields(op):
-        if field.name != "t":
+        value = getattr(op, field.name)
+        if field.name != "t" and value != field.default:  # a field left at its default is not written
             parts.append(f"{field.name}={_format_value(field.name, getattr(op, field.name))}")
     return " ".join(parts)
 
@@ -146,7 +150,8 @@ def parse_operation(line: str, line_number: int = 1) -> Operation:
     op_type = OPERATION_TYPES.get(kind)
     if op_type is None:
         raise HistoryError(line_number, f"unknown operation {kind!r}; known: {', '.join(OPERATION_TYPES)}")
-    names = [field.name for field in dataclasses.fields(op_type) if field.name != "t"]
+    fields = [field for field in dataclasses.fields(op_type) if field.name != "t"]
+    names = [field.name for field in fields]
     values: dict[str, Any] = {}
     try:
         values["t"] = parse_time(time_text)
@@ -162,7 +167,7 @@ def parse_operation(line: str, line_number: int = 1) -> Operation:
             values[name] = _parse_value(name, text)
         except (ValueError, CardError) as error:
             raise HistoryError(line_number, f"{name}: {error}") from None
-    missing = [name for name in names if name not in values]
+    missing = [f.name for f in fields if f.name not in values and f.default is dataclasses.MISSING]
     if missing:
         raise HistoryError(line_number, f"{kind} lacks {', '.join(missing)}")
     return op_type(**values)

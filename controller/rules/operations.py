@@ -159,10 +159,22 @@ class Settle(Operation):
 
 
 @dataclass(frozen=True, slots=True)
-class PaymentDone(Operation):
-    """« Paiement terminé » for one seat."""
+class PaymentSeen(Operation):
+    """The chips the camera sees in one of a seat's zones while the coup is paid: the dealer paying or collecting
+    there, or the player picking his chips up (``payment.PAID_ZONES``)."""
 
     seat: int
+    zone: str
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class PaymentDone(Operation):
+    """« Paiement terminé » for one seat. When the camera watched the payment (``watched``), the payment is
+    checked against what it saw; a table without a camera, or with the camera offline, checks nothing."""
+
+    seat: int
+    watched: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,7 +193,10 @@ class DeclareVoid(Operation):
 
 @dataclass(frozen=True, slots=True)
 class EndCoup(Operation):
-    """Cards collected and burned; the next coup may begin."""
+    """Cards collected and burned; the next coup may begin. When the camera watched (``watched``), the seats owed
+    nothing are checked then: their lost stakes collected."""
+
+    watched: bool = False
 
 
 OPERATION_TYPES: dict[str, type[Operation]] = {
@@ -204,6 +219,7 @@ OPERATION_TYPES: dict[str, type[Operation]] = {
     "timeout": DecisionTimeout,
     "show-dealer": ShowDealerHand,
     "settle": Settle,
+    "paying": PaymentSeen,
     "paid": PaymentDone,
     "shoe-count": ShoeCount,
     "void": DeclareVoid,
@@ -232,6 +248,7 @@ _NAMES_FR: dict[str, tuple[str, bool]] = {
     "timeout": ("fin du temps de décision", True),
     "show-dealer": ("abattage du croupier", False),
     "settle": ("règlement du coup", False),
+    "paying": ("lecture des jetons au paiement", True),
     "paid": ("paiement terminé", False),
     "shoe-count": ("compte du sabot", False),
     "void": ("déclaration de coup nul", True),

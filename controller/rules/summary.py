@@ -54,6 +54,27 @@ def settlement_data(settlement: Settlement, language: str = "fr") -> dict[str, A
     }
 
 
+def payments_data(table: Table) -> dict[str, dict[str, Any]]:
+    """Each seat's payment while the coup is paid, as the camera sees it (``checked``: judged at « paiement
+    terminé »; before that, the dealer's progress): cents too much, short, and losing stakes left."""
+    settlement = table.settlement
+    if settlement is None or table.phase.value != "paying":
+        return {}
+    payments = {}
+    for seat in settlement.paying_order:
+        check = table.payment_check(seat)
+        if check is None:
+            continue
+        payments[str(seat)] = {
+            "checked": seat in table.coup.payment_checks,
+            "watched": check.watched,
+            "over": check.over,
+            "short": check.short,
+            "not_collected": check.not_collected,
+        }
+    return payments
+
+
 def table_summary(table: Table, history: bool = False) -> dict[str, Any]:
     """The table now: the coup in progress, its flags, and the last settlement.
     With ``history``, every flag and settlement of the session (for replays)."""
@@ -82,6 +103,7 @@ def table_summary(table: Table, history: bool = False) -> dict[str, Any]:
         "seats": seats,
         "expected_position": table.expected_position() if table.phase.value == "dealing" else None,
         "payments_due": table.payments_due(),
+        "payments": payments_data(table),
         "flags": [flag_data(flag) for flag in (table.flags if history else table.coup_flags())],
         "settlement": settlement_data(table.settlement, language) if table.settlement else None,
         "last_settlement": settlement_data(table.settlements[-1], language) if table.settlements else None,

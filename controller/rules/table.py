@@ -41,6 +41,7 @@ from .operations import (
     OpenSession,
     Operation,
     PaymentDone,
+    PaymentSeen,
     PlaceBet,
     PlayerLooks,
     Raise,
@@ -51,6 +52,7 @@ from .operations import (
     SitDown,
     StandUp,
 )
+from .payment import PAID_ZONES, PaymentCheck, check_payment
 from .profile import TableRules
 from .ranking import ACE_KING, evaluate
 from .settlement import Outcome, SeatInput, Settlement, settle
@@ -141,6 +143,13 @@ class CoupState:
     owed: list[int] = field(default_factory=list)
     shoe_count: int | None = None
     cards_dealt: int = 0
+    #: each seat's zones (``payment.PAID_ZONES``) as they held chips when the coup was settled, then as the camera
+    #: sees them while it is paid
+    held: dict[int, dict[str, int]] = field(default_factory=dict)
+    seen_paying: dict[int, dict[str, int]] = field(default_factory=dict)
+    #: each seat's payment as checked (owed seats at « paiement terminé », the others at the coup's end)
+    payment_checks: dict[int, PaymentCheck] = field(default_factory=dict)
+    paid_early: set[int] = field(default_factory=set)
 
 
 Op = TypeVar("Op", bound=Operation)
@@ -177,6 +186,7 @@ class Table:
             DecisionTimeout: (self._verify_decision_timeout, self._decision_timeout),
             ShowDealerHand: (self._verify_show_dealer_hand, self._show_dealer_hand),
             Settle: (self._verify_settle, self._settle),
+            PaymentSeen: (self._verify_payment_seen, self._payment_seen),
             PaymentDone: (self._verify_payment_done, self._payment_done),
             ShoeCount: (self._verify_shoe_count, self._shoe_count),
             DeclareVoid: (self._verify_declare_void, self._declare_void),
@@ -328,6 +338,16 @@ class Table:
     def payments_due(self) -> list[int]:
         """Seats still to be paid, in paying order (counter-clockwise)."""
         return [seat for seat in self.coup.owed if seat not in self.coup.paid]
+
+    def payment_check(self, seat: int) -> PaymentCheck | None:
+        """The seat's payment: as checked once done, else as the camera sees it now (None outside the payment, or
+        for a seat the settlement has no line for)."""
+        coup = self.coup
+        if seat in coup.payment_checks:
+            return coup.payment_checks[seat]
+        if self.phase is not Phase.PAYING or coup.settlement is None or seat not in coup.settlement.paying_order:
+            return None
+        return check_payment(coup.settlement, seat, coup.held.get(seat, {}), coup.seen_paying.get(seat, {}))
 
     # --- helpers ----------------------------------------------------------------
 
@@ -889,8 +909,37 @@ class Table:
         settlement = settle(self.rules, self._seat_inputs(), dealer_cards, op.jackpot_meter, self.coup.void)
         self.coup.settlement = settlement
         self.coup.owed = list(dict.fromkeys(p.seat for p in settlement.payouts if p.outcome is Outcome.WIN))
+        for number in settlement.paying_order:
+            seat = self.seats[number]
+            held = {zone: seat.bets.get(Box(zone), 0) for zone in PAID_ZONES if zone != "raise"}
+            held["raise"] = seat.raise_amount if seat.decision is Decision.RAISE else 0
+            self.coup.held[number] = held
+            self.coup.seen_paying[number] = dict(held)
         self.settlements.append(settlement)
         self.phase = Phase.PAYING
+
+    def _verify_payment_seen(self, op: PaymentSeen) -> None:
+        self._require_phase(op, Phase.PAYING)
+        self._require_seat(op, op.seat)
+        self._refuse_unless(op.zone in PAID_ZONES, op, f"no zone {op.zone!r} (expected {', '.join(PAID_ZONES)})",
+                            f"pas de case « {op.zone} »")
+        self._refuse_unless(op.amount >= 0, op, f"{op.amount} cents of chips", f"jetons de {euros_fr(op.amount)}")
+
+    def _payment_seen(self, op: PaymentSeen) -> None:
+        coup, seat = self.coup, self.seats[op.seat]
+        zones = coup.seen_paying.setdefault(op.seat, {})
+        before = zones.get(op.zone, 0)
+        zones[op.zone] = op.amount
+        if op.zone != "raise":
+            seat.bets[Box(op.zone)] = op.amount
+        due = self.payments_due()
+        if op.amount > before and op.seat in due and due[0] != op.seat and op.seat not in coup.paid_early:
+            coup.paid_early.add(op.seat)
+            self._flag(FlagKind.PAID_OUT_OF_ORDER, Severity.INFO, op.seat,
+                       f"chips put in seat {op.seat}'s {op.zone} before seat {due[0]} was paid "
+                       "(counter-clockwise from the dealer's right)",
+                       f"jetons posés place {op.seat} avant le paiement de la place {due[0]} (sens inverse des "
+                       "aiguilles d'une montre depuis la droite du croupier)")
 
     def _verify_payment_done(self, op: PaymentDone) -> None:
         self._require_phase(op, Phase.PAYING)
@@ -900,13 +949,36 @@ class Table:
 
     def _payment_done(self, op: PaymentDone) -> None:
         due = self.payments_due()
-        if due[0] != op.seat:
+        if due[0] != op.seat and op.seat not in self.coup.paid_early:
             # Seed 000: « Il opère suivant le sens contraire des aiguilles d'une montre. »
             self._flag(FlagKind.PAID_OUT_OF_ORDER, Severity.INFO, op.seat,
                        f"seat {op.seat} paid before seat {due[0]} (counter-clockwise from the dealer's right)",
                        f"place {op.seat} payée avant la place {due[0]} (sens inverse des aiguilles d'une montre "
                        "depuis la droite du croupier)")
+        self._check_payment(op.seat, op.watched)
         self.coup.paid.append(op.seat)
+
+    def _check_payment(self, number: int, watched: bool) -> None:
+        """Judge the seat's payment as the camera sees it now, and flag what is wrong."""
+        coup = self.coup
+        assert coup.settlement is not None
+        check = check_payment(coup.settlement, number, coup.held.get(number, {}), coup.seen_paying.get(number, {}),
+                              watched)
+        coup.payment_checks[number] = check
+        if not watched:
+            return
+        if check.over:
+            self._flag(FlagKind.OVERPAID, Severity.CRITICAL, number,
+                       f"seat {number} paid {check.over} cents too much",
+                       f"place {number} : trop payé {euros_fr(check.over)}")
+        if check.short:
+            self._flag(FlagKind.UNDERPAID, Severity.CRITICAL, number,
+                       f"seat {number} paid {check.short} cents short",
+                       f"place {number} : il manque {euros_fr(check.short)}")
+        if check.not_collected:
+            self._flag(FlagKind.STAKE_NOT_COLLECTED, Severity.CRITICAL, number,
+                       f"seat {number}: {check.not_collected} cents of losing stakes not collected",
+                       f"place {number} : mise perdante de {euros_fr(check.not_collected)} non ramassée")
 
     def _verify_shoe_count(self, op: ShoeCount) -> None:
         self._require_phase(op, Phase.DEALING, Phase.DECISIONS, Phase.SHOWDOWN)
@@ -942,6 +1014,10 @@ class Table:
                             f"{seats_fr(due)} encore à payer")
 
     def _end_coup(self, op: EndCoup) -> None:
+        settlement = self.coup.settlement
+        for number in settlement.paying_order if settlement else ():
+            if number not in self.coup.payment_checks:
+                self._check_payment(number, op.watched)
         # Chips still in an ante box (left after a push, or already put down for the next coup) stay there;
         # a side bet is for the coming hand only (seed 004: « pour la main à venir »).
         self.seats = {number: SeatState(number, occupied=seat.occupied,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 
 from controller.rules.cards import full_deck
-from controller.rules.operations import DEALER, Box
+from controller.rules.operations import DEALER, Box, PaymentSeen
 from controller.rules.profile import TableRules
 from controller.rules.ranking import Category, evaluate
 from controller.rules.table import HAND_SIZE, Phase, Table
@@ -82,10 +82,11 @@ def play_coup(table: Table, rng: random.Random, t: int, jackpot_meter: int = 1_0
     table.settle(tick(), jackpot_meter)
     for seat in table.payments_due():
         table.payment_done(tick(), seat)
-    # The dealer collects the losing chips and the players pick up the rest: the boxes are empty.
+    # The dealer collects the losing chips and the players pick up the rest: the boxes are empty. (No camera
+    # watched the payment, so « paiement terminé » checked nothing.)
     for seat in players:
         for box, amount in table.seats[seat].bets.items():
             if amount:
-                table.place_bet(tick(), seat, box, 0)
+                table.apply(PaymentSeen(tick(), seat, box.value, 0))
     table.end_coup(tick())
     return t

@@ -13,6 +13,7 @@ from controller.rules.operations import (
     NoMoreBets,
     Operation,
     PaymentDone,
+    PaymentSeen,
     PlaceBet,
     Raise,
     Settle,
@@ -37,6 +38,8 @@ def bus_events(log: list[Operation]) -> list[tuple[int, str, AnyBody]]:
                 topic, body = "vision.card", CardPlaced(seat, str(card) if card else None, True)
             case PlaceBet(seat=seat, box=box, amount=amount):
                 topic, body = "vision.chips", ChipsChanged(seat, box.value, amount)  # type: ignore[arg-type]
+            case PaymentSeen(seat=seat, zone=zone, amount=amount):
+                topic, body = "vision.chips", ChipsChanged(seat, zone, amount)  # type: ignore[arg-type]
             case Raise(seat=seat, amount=amount):
                 topic, body = "vision.chips", ChipsChanged(seat, "raise", amount)
             case Settle():

@@ -41,7 +41,12 @@ FAULTS: dict[str, dict[str, Any]] = {
     "cut_card_missing": {},
     "camera_dropout": {"seconds": 2.0},
     "serial_noise": {"bytes": 64},
+    # the dealer's payment: seat 0 stands for the first seat paid that the fault can apply to
+    "overpay": {"seat": 0, "amount": 500},
+    "underpay": {"seat": 0, "amount": 500},
+    "stake_not_collected": {"seat": 0},
 }
+PAYMENT_FAULTS = ("overpay", "underpay", "stake_not_collected")
 BOXES = ("ante", "bonus", "jackpot")
 ROUNDS = 5
 
@@ -264,7 +269,7 @@ def _parse_fault(reader: _Reader, index: int, spec: Any, number: int, seats: tup
         value = spec.get(name, default)
         where = f"{key}.{name}"
         if name == "seat":
-            params[name] = _integer(reader, value, where, 1, 7, number)
+            params[name] = _integer(reader, value, where, 0 if kind in PAYMENT_FAULTS else 1, 7, number)
         elif name == "round":
             params[name] = _integer(reader, value, where, 1, ROUNDS, number)
         elif name == "cards":
@@ -285,8 +290,10 @@ def _parse_fault(reader: _Reader, index: int, spec: Any, number: int, seats: tup
     if kind == "vacant_seat_bet":
         if seat in seats:
             raise reader.fail(f"{key}.seat", f"seat {seat} is taken: a vacant seat is needed", number)
-    elif seat is not None and seat not in bets:
+    elif seat and seat not in bets:
         raise reader.fail(f"{key}.seat", f"seat {seat} has no bets in this coup", number)
+    if kind in ("overpay", "underpay") and (params["amount"] <= 0 or params["amount"] % 50):
+        raise reader.fail(f"{key}.amount", "cents of chips: a positive multiple of 50 (the 0,50 € chip)", number)
     if kind == "duplicate_card" and params["round"] < 2:
         raise reader.fail(f"{key}.round", "the copy is of the dealer's card of the round before: round 2..5",
                           number)
@@ -304,7 +311,7 @@ def load_script(path: str | Path) -> Script:
 
 #: faults a random script draws from (the timing ones are left to scripts: they slow a run down)
 RANDOM_FAULTS = ("exposed_card", "out_of_turn", "wrong_count", "bet_changed_after_rnvp", "vacant_seat_bet",
-                 "duplicate_card", "player_looks", "cut_card_missing", "serial_noise")
+                 "duplicate_card", "player_looks", "cut_card_missing", "serial_noise", *PAYMENT_FAULTS)
 
 
 def random_script(seed: int, coups: int, profile_name: str = "fr-2007", fault_rate: float = 0.3) -> Script:
@@ -336,7 +343,10 @@ def random_script(seed: int, coups: int, profile_name: str = "fr-2007", fault_ra
                       "duplicate_card": {"seat": seat, "round": rng.randint(2, 5)},
                       "player_looks": {"seat": seat, "round": rng.randint(1, 4)},
                       "cut_card_missing": {},
-                      "serial_noise": {"bytes": rng.randint(8, 200)}}[kind]
+                      "serial_noise": {"bytes": rng.randint(8, 200)},
+                      "overpay": {"seat": 0, "amount": rng.choice((100, 500, 1000))},
+                      "underpay": {"seat": 0, "amount": rng.choice((100, 500, 1000))},
+                      "stake_not_collected": {"seat": 0}}[kind]
             faults.append(Fault(kind, params))
         played.append(CoupScript(shuffled_deck(rng.getrandbits(32)), bets,
                                  {seat: Decision("auto") for seat in players}, tuple(faults)))

@@ -44,6 +44,7 @@ from controller.rules.operations import (
     OpenSession,
     Operation,
     PaymentDone,
+    PaymentSeen,
     PlaceBet,
     PlayerLooks,
     Raise,
@@ -245,16 +246,57 @@ class World:
         else:
             self._decisions_and_showdown(coup, players)
         settlement = settlement_data(table.settlement, self.rules.profile.language) if table.settlement else {}
-        while table.payments_due():
-            self._press("payment_done", PaymentDone(self._tick(), table.payments_due()[0]))
-        # The dealer collects the cards and the chips: the felt is bare again.
+        self._pay(coup)
+        # The dealer collects the cards and ends the coup; the players take what is left (pushes, returned stakes).
         self._show(replace(self.scene, cards=()))
+        self._press("payment_done", EndCoup(self._tick(), watched=self.scene.camera_online))
         for stack in sorted(self.scene.chips, key=lambda s: (s.seat, s.box)):
             self._chips(stack.seat, stack.box, 0)
-        self._press("payment_done", EndCoup(self._tick()))
         flags = [ExpectedFlag(number, f.kind.value, f.severity.name.lower(), f.seat, f.detail)
                  for f in table.flags[first_flag:]]
         return CoupPlan(number, self.steps, flags, settlement, tuple(f.kind for f in coup.faults))
+
+    def _pay(self, coup: CoupScript) -> None:
+        """Seat by seat, counter-clockwise, the dealer collects the losing stakes and puts each winning line's
+        winnings beside its stake (seed 000: « procède au ramassage des chances perdantes et au paiement des mains
+        gagnantes [...] suivant le sens contraire des aiguilles d'une montre »), then presses « paiement terminé »
+        for a seat he paid, whose player picks his chips up. The script's payment faults change what he puts down.
+        """
+        table = self.table
+        if table.settlement is None:
+            return
+        owed = table.payments_due()
+        checks = {seat: table.payment_check(seat) for seat in table.settlement.paying_order}
+        uncollected = [seat for seat, check in checks.items()
+                       if check and any(check.seen[zone] > check.expected[zone] for zone in check.lost)]
+        overpaid, underpaid = _fault_seat(coup, "overpay", owed), _fault_seat(coup, "underpay", owed)
+        not_collected = _fault_seat(coup, "stake_not_collected", uncollected)
+        for seat, check in checks.items():
+            assert check is not None
+            target = dict(check.expected)
+            won = [zone for zone in target if zone not in check.lost and target[zone] > check.seen[zone]]
+            if won and seat == overpaid:
+                target[won[0]] += coup.fault("overpay")["amount"]  # type: ignore[index]
+            if won and seat == underpaid:
+                winnings = target[won[0]] - check.seen[won[0]]
+                target[won[0]] -= min(coup.fault("underpay")["amount"], winnings)  # type: ignore[index]
+            if seat == not_collected:
+                target.update({zone: check.seen[zone] for zone in check.lost})
+            for zone, amount in target.items():
+                if amount != check.seen[zone]:
+                    self._paying_chips(seat, zone, amount)
+            if seat in owed:
+                self._press("payment_done", PaymentDone(self._tick(), seat, watched=self.scene.camera_online))
+                for stack in [s for s in self.scene.chips if s.seat == seat and s.box in target]:
+                    self._paying_chips(seat, stack.box, 0)  # the player takes his chips
+
+    def _paying_chips(self, seat: int, zone: str, amount: int) -> None:
+        try:
+            chips = make_stack(amount)
+        except ValueError as error:
+            raise ValueError(f"coup {self.table.coup.number}: paying seat {seat}'s {zone}: {error}") from None
+        self._show(self.scene.with_chips(seat, zone, chips))
+        self._apply(PaymentSeen(self._tick(), seat, zone, amount))
 
     def _deal_round_by_round(self, coup: CoupScript, players: list[int]) -> None:
         fault = coup.fault
@@ -341,6 +383,15 @@ class World:
             for placed in self.scene.hand(position):
                 self._turn_up(position, placed.index)
         self._keypad(ShowDealerHand(self._tick()))
+
+
+def _fault_seat(coup: CoupScript, kind: str, seats: list[int]) -> int | None:
+    """The seat the coup's fault of ``kind`` falls on: the one it names, or for seat 0 the first of ``seats`` (those
+    it can apply to, in paying order); None without such a fault."""
+    fault = coup.fault(kind)
+    if fault is None:
+        return None
+    return fault["seat"] or (seats[0] if seats else None)
 
 
 def _card(text: str) -> Card:

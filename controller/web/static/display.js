@@ -4,6 +4,7 @@ const T = {
     cards:n => n + (n > 1 ? " cartes" : " carte"), ante:"Ante", raise:"Relance", bonus:"Bonus", jackpot:"Jackpot",
     purchase:"Achat", waiting:"En attente", fold:"Passe", raised:"Relance", payouts:"Paiements (ordre de paiement)",
     nopay:"Aucun paiement en cours", paid:"payée", toPay:"à payer", toCollect:"à ramasser", next:"suivante",
+    paidRight:"payé ✓", unchecked:"non vérifié", short:"manque", over:"trop payé", notCollected:"mise à ramasser",
     offline:"Moteur injoignable", cameraOff:"Caméra hors ligne", shoeOff:"Sabot déconnecté", shoeOut:"Sabot absent",
     rnvp:"Rien ne va plus", flag:"ALERTE", colon:" : ", seatFlag:"place", push:"égalité",
     returned:"rendu", handVoid:"Main nulle", qualifies:"qualifié", notQualifies:"non qualifié",
@@ -13,6 +14,7 @@ const T = {
     cards:n => n + (n === 1 ? " card" : " cards"), ante:"Ante", raise:"Raise", bonus:"Bonus", jackpot:"Jackpot",
     purchase:"Purchase", waiting:"Waiting", fold:"Fold", raised:"Raise", payouts:"Payouts (paying order)",
     nopay:"No payouts in progress", paid:"paid", toPay:"to pay", toCollect:"to collect", next:"next",
+    paidRight:"paid ✓", unchecked:"not checked", short:"short", over:"overpaid", notCollected:"stake to collect",
     offline:"Engine unreachable", cameraOff:"Camera offline", shoeOff:"Shoe disconnected", shoeOut:"Shoe removed",
     rnvp:"No more bets", flag:"ALERT", colon:": ", seatFlag:"seat", push:"push",
     returned:"returned", handVoid:"Hand void", qualifies:"qualifies", notQualifies:"does not qualify",
@@ -131,31 +133,63 @@ function render() {
     d.append(el("div", "hand", `${hand(settlement.dealer_hand)} — ${settlement.dealer_qualifies ? t.qualifies : t.notQualifies}`));
   }
   // Payouts in paying order (counter-clockwise from the dealer's right): per box what to pay and what to collect,
-  // in figures read from 2 m; the next box to pay stands out, a paid one is crossed off.
+  // in figures read from 2 m; the next box to pay stands out, a paid one is crossed off with the camera's verdict.
   const p = document.getElementById("payouts"); p.replaceChildren(el("h2", "", t.payouts));
   if (!settlement) { p.append(el("div", "label", t.nopay)); return; }
   const due = new Set(s.payments_due || []);
   const paying = s.phase === "paying";
-  const rows = [];
+  const checks = paying ? s.payments || {} : {};
+  const rows = [], tall = [];
   for (const seatNo of settlement.paying_order) {
     const lines = paidLines[seatNo] || [];
     const pay = lines.reduce((a, l) => a + Math.max(l.net, 0), 0);
     const collect = lines.reduce((a, l) => a - Math.min(l.net, 0), 0);
     const owed = lines.some(l => l.outcome === "win");  // the table's own rule: seats owed a payment
     const isPaid = owed && paying && !due.has(seatNo);
-    const li = el("li", isPaid ? "paid" : (seatNo === nextToPay ? "next" : "")); li.dataset.seat = seatNo;
-    const state = el("span", "state", isPaid ? "✓" : (seatNo === nextToPay ? "▶" : ""));
-    state.title = isPaid ? t.paid : (seatNo === nextToPay ? t.next : "");
-    li.append(el("span", "who", `${t.seat} ${seatNo}`), el("span", "figure pay", pay ? plain(pay) : "—"),
-      el("span", "figure collect", collect ? plain(collect) : "—"), state);
+    const check = checks[String(seatNo)];
+    const checked = Boolean(check && check.checked);
+    // Once « paiement terminé » is pressed the camera's verdict is final; before, short is only what is still to pay
+    // and stakes still on the felt are still to collect: only chips beyond what the box is owed are a fault yet.
+    const faults = !check || (checked && !check.watched) ? []
+      : (checked ? [[t.short, check.short], [t.over, check.over], [t.notCollected, check.not_collected]]
+        : [[t.over, check.over]]).filter(([, cents]) => cents > 0);
+    const wrong = checked && faults.length > 0;
+    const li = el("li", [isPaid || checked ? "paid" : "", seatNo === nextToPay ? "next" : "", checked ? "checked" : "",
+      wrong ? "wrong" : ""].filter(Boolean).join(" "));
+    li.dataset.seat = seatNo;
+    li.append(el("span", "who", `${t.seat} ${seatNo}`));
+    // A wrong payment shows only what to put right: the amounts settled are no use then.
+    if (!wrong) {
+      li.append(el("span", "figure pay", pay ? plain(pay) : "—"), el("span", "figure collect", collect ? plain(collect) : "—"));
+    }
+    if (checked && !wrong) {
+      li.append(check.watched ? el("span", "state verdict right", t.paidRight)
+        : el("span", "state verdict unchecked", t.unchecked));
+    } else if (!checked) {
+      const state = el("span", "state", isPaid ? "✓" : (seatNo === nextToPay ? "▶" : ""));
+      state.title = isPaid ? t.paid : (seatNo === nextToPay ? t.next : "");
+      li.append(state);
+    }
+    li.append(...faults.map(([label, cents]) => el("span", "verdict fault", `${label} ${plain(cents)}`)));
     rows.push(li);
+    // The lines the box takes: a fault below the figures, or all but the first beside « Place n » once checked.
+    tall.push(1 + (wrong ? faults.length - 1 : faults.length));
   }
-  // Four boxes a column at most: seven of them, in figures read from 2 m, fit under the seats.
+  // Four boxes a column at most: seven of them, in figures read from 2 m, fit under the seats. Boxes with faults
+  // take more lines: then the split is where the taller column is the shortest.
+  const height = (from, to) => tall.slice(from, to).reduce((a, n) => a + n, 0);
+  let split = Math.min(rows.length, 4);
+  if (height(0, split) > 4) {
+    for (let k = split - 1; k >= Math.max(1, rows.length - 4); k--) {
+      if (Math.max(height(0, k), height(k)) < Math.max(height(0, split), height(split))) split = k;
+    }
+  }
   const columns = el("div", "columns");
-  for (let i = 0; i < rows.length; i += 4) {
+  for (const [from, to] of [[0, split], [split, rows.length]]) {
+    if (from >= to) continue;
     const head = el("div", "head");
     head.append(el("span", "who"), el("span", "pay", t.toPay), el("span", "collect", t.toCollect), el("span", "state"));
-    const list = el("ol"); list.append(...rows.slice(i, i + 4));
+    const list = el("ol"); list.append(...rows.slice(from, to));
     const column = el("div", "column"); column.append(head, list); columns.append(column);
   }
   p.append(columns);

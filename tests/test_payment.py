@@ -1,0 +1,195 @@
+"""The camera checks the dealer's payment: what each seat's zones hold once paid and collected, against the
+settlement."""
+
+from __future__ import annotations
+
+import pytest
+from tables import dealt_table, rules_for, showdown
+
+from controller.bus.schema import ButtonPressed, CameraStatus, ChipsChanged, DealerOperation, Envelope
+from controller.referee import Referee
+from controller.rules.errors import ActionRefused, HistoryError
+from controller.rules.flags import FlagKind
+from controller.rules.history import format_operation, parse_operation
+from controller.rules.operations import DEALER, Box, EndCoup, PaymentDone, PaymentSeen, PlaceBet, Settle
+from controller.rules.summary import table_summary
+from controller.rules.table import Phase, Table
+
+# Dealer ace-king: he qualifies. Seats 6, 4, 1 win a pair (ante 1 to 1, raise 1 to 1 at fr-1959); seat 3 loses.
+HANDS = {1: "As Ad 7c 8h 9s", 3: "2h 3d 9c Jh Tc", 4: "Kh Kd 2c 3s 5h", 6: "Qs Qd 2d 3h 5c",
+         DEALER: "Ac Kc 4d 6d 8s"}
+
+
+def settled() -> Table:
+    table = showdown(dealt_table(rules_for("fr-1959"), HANDS), {1: True, 3: True, 4: True, 6: True})
+    assert table.phase is Phase.PAYING and table.payments_due() == [6, 4, 1]
+    return table
+
+
+def pay(table: Table, seat: int, zone: str, amount: int) -> None:
+    table.apply(PaymentSeen(table.log[-1].t + 1, seat, zone, amount))
+
+
+def done(table: Table, seat: int, watched: bool = True) -> None:
+    table.apply(PaymentDone(table.log[-1].t + 1, seat, watched))
+
+
+def kinds(table: Table) -> list[tuple[str, int | None]]:
+    return [(flag.kind.value, flag.seat) for flag in table.coup_flags()]
+
+
+def pay_right(table: Table, seat: int) -> None:
+    """Ante 10 € paid 10 €, raise 20 € paid 20 €: each zone holds twice its stake."""
+    pay(table, seat, "ante", 2000)
+    pay(table, seat, "raise", 4000)
+
+
+def test_a_right_payment_and_collection_raise_no_flag_and_the_display_says_paid():
+    table = settled()
+    for seat in (6, 4, 1):
+        pay_right(table, seat)
+        done(table, seat)
+    pay(table, 3, "ante", 0)
+    pay(table, 3, "raise", 0)
+    assert kinds(table) == []
+    payments = table_summary(table)["payments"]
+    assert payments["6"] == {"checked": True, "watched": True, "over": 0, "short": 0, "not_collected": 0}
+    assert payments["3"]["checked"] is False  # a seat owed nothing is checked at the coup's end
+    table.apply(EndCoup(table.log[-1].t + 1, watched=True))
+    assert kinds(table) == [] and table.phase is Phase.BETTING
+
+
+def test_too_much_too_little_and_a_stake_left_are_flagged_with_their_amounts():
+    table = settled()
+    pay(table, 6, "ante", 2500)  # 5 € too much
+    pay(table, 6, "raise", 4000)
+    done(table, 6)
+    pay(table, 4, "ante", 2000)
+    pay(table, 4, "raise", 3000)  # 10 € short
+    done(table, 4)
+    pay_right(table, 1)
+    done(table, 1)
+    pay(table, 3, "raise", 0)  # the ante's 10 € left on the felt
+    table.apply(EndCoup(table.log[-1].t + 1, watched=True))
+    flags = {(flag.kind, flag.seat): flag for flag in table.flags}
+    assert set(flags) == {(FlagKind.OVERPAID, 6), (FlagKind.UNDERPAID, 4), (FlagKind.STAKE_NOT_COLLECTED, 3)}
+    assert flags[FlagKind.OVERPAID, 6].detail_fr == "place 6 : trop payé 5,00 €"
+    assert flags[FlagKind.UNDERPAID, 4].detail_fr == "place 4 : il manque 10,00 €"
+    assert flags[FlagKind.STAKE_NOT_COLLECTED, 3].detail_fr == "place 3 : mise perdante de 10,00 € non ramassée"
+
+
+def test_the_live_check_shows_an_overpayment_before_the_button_and_the_judgement_stays_after_the_pickup():
+    table = settled()
+    pay(table, 6, "ante", 3000)  # 10 € too much on the ante, the raise's 20 € not yet paid: 10 € short in all
+    live = table_summary(table)["payments"]["6"]
+    assert (live["checked"], live["over"], live["short"]) == (False, 0, 1000)
+    pay(table, 6, "raise", 4000)
+    live = table_summary(table)["payments"]["6"]
+    assert (live["checked"], live["over"], live["short"]) == (False, 1000, 0)  # seen before the button
+    done(table, 6)
+    pay(table, 6, "ante", 0)  # the player picks his chips up: the judgement stands
+    pay(table, 6, "raise", 0)
+    assert table_summary(table)["payments"]["6"]["over"] == 1000
+    assert kinds(table) == [("overpaid", 6)]
+
+
+def test_winnings_put_in_another_zone_of_the_same_seat_are_no_fault():
+    table = settled()
+    pay(table, 6, "ante", 1000)
+    pay(table, 6, "raise", 5000)  # the ante's 10 € of winnings put beside the raise
+    done(table, 6)
+    assert kinds(table) == []
+
+
+def test_nothing_is_judged_when_the_camera_did_not_watch():
+    table = settled()
+    for seat in (6, 4, 1):
+        done(table, seat, watched=False)  # nothing seen paid: the camera was offline
+    table.apply(EndCoup(table.log[-1].t + 1))
+    assert kinds(table) == []
+    assert table_summary(table)["phase"] == "betting"
+
+
+def test_an_unwatched_payment_says_so_on_the_display():
+    table = settled()
+    done(table, 6, watched=False)
+    shown = table_summary(table)["payments"]["6"]
+    assert (shown["checked"], shown["watched"]) == (True, False)
+    assert kinds(table) == []
+
+
+def test_chips_put_on_a_later_seat_before_the_first_is_paid_are_out_of_order_once():
+    table = settled()
+    pay(table, 1, "ante", 2000)  # seat 1 is paid last (counter-clockwise from the dealer's right)
+    pay(table, 1, "raise", 4000)
+    assert kinds(table) == [("paid_out_of_order", 1)]
+    for seat in (6, 4):
+        pay_right(table, seat)
+        done(table, seat)
+    done(table, 1)
+    assert kinds(table) == [("paid_out_of_order", 1)]
+
+
+def test_a_stake_already_gone_is_no_stake_left_and_chips_beyond_a_losing_stake_are_the_players():
+    table = settled()
+    table.apply(PlaceBet(table.log[-1].t + 1, 3, Box.BONUS, 0))  # nothing there: a no-op for the check
+    pay(table, 3, "ante", 0)
+    pay(table, 3, "raise", 0)
+    for seat in (6, 4, 1):
+        pay_right(table, seat)
+        done(table, seat)
+    table.apply(EndCoup(table.log[-1].t + 1, watched=True))
+    assert kinds(table) == []
+
+
+def test_payment_operations_are_refused_outside_the_payment_and_for_an_unknown_zone():
+    table = dealt_table(rules_for("fr-1959"), HANDS)
+    with pytest.raises(ActionRefused, match="not paying"):
+        table.verify(PaymentSeen(table.log[-1].t + 1, 1, "ante", 0))
+    table = settled()
+    with pytest.raises(ActionRefused, match="no zone 'purse'"):
+        table.verify(PaymentSeen(table.log[-1].t + 1, 1, "purse", 0))
+
+
+def test_the_history_writes_what_the_camera_saw_paid_and_reads_it_back():
+    seen = PaymentSeen(12_300, 3, "raise", 4000)
+    assert format_operation(seen) == "12.300 paying seat=3 zone=raise amount=40.00"
+    assert parse_operation(format_operation(seen)) == seen
+    assert format_operation(PaymentDone(1, 3, True)) == "0.001 paid seat=3 watched=yes"
+    assert parse_operation("0.001 paid seat=3") == PaymentDone(1, 3, False)  # as written before the camera checked
+    assert parse_operation("0.001 end-coup watched=yes") == EndCoup(1, True)
+    with pytest.raises(HistoryError, match="zone: 'purse' is not one of ante, raise, bonus, jackpot"):
+        parse_operation("0.001 paying seat=3 zone=purse amount=1.00")
+
+
+def _event(body, ms: int) -> Envelope:
+    return Envelope(body=body, seq=ms, publisher="test", mono_ns=ms * 10**6, wall_ns=ms * 10**6)
+
+
+def settled_referee() -> tuple[Referee, int]:
+    """A referee that played ``settled()``'s coup from the dealer's keypad: it and the next event's time (ms)."""
+    referee = Referee(rules_for("fr-1959"))
+    for op in settled().log:
+        if not isinstance(op, Settle):  # the referee settles by itself once the dealer's hand is shown
+            outcome = referee.handle(_event(DealerOperation(format_operation(op).split(" ", 1)[1]), op.t))
+            assert outcome.refused is None, outcome.refused
+    assert referee.table.phase is Phase.PAYING
+    return referee, referee.table.log[-1].t + 1
+
+
+def test_the_referee_reads_chips_while_paying_as_payments_and_the_button_says_whether_the_camera_watched():
+    referee, t = settled_referee()
+    referee.handle(_event(CameraStatus(True), t))
+    assert isinstance(referee.handle(_event(ChipsChanged(6, "raise", 4000), t)).operation, PaymentSeen)
+    referee.handle(_event(ChipsChanged(6, "ante", 2000), t + 1))
+    outcome = referee.handle(_event(ButtonPressed("payment_done"), t + 2))
+    assert outcome.operation == PaymentDone(outcome.operation.t, 6, True) and outcome.flags == []
+    referee.handle(_event(CameraStatus(False, "unplugged"), t + 3))
+    outcome = referee.handle(_event(ButtonPressed("payment_done"), t + 4))
+    assert outcome.operation.watched is False and outcome.flags == []
+
+
+def test_a_raise_box_emptied_after_the_coup_is_no_refused_raise():
+    referee = Referee(rules_for("fr-1959"))
+    outcome = referee.handle(_event(ChipsChanged(3, "raise", 0), 1))
+    assert outcome.operation is None and outcome.refusal is None
