@@ -18,6 +18,9 @@ stores are then read, and for each coup compared:
 - the flags: (kind, seat) as a multiset. A flag only the rendered run raised is a false flag; one only the perfect
   camera's run raised is a missed flag.
 
+It also counts the dealer's confirmations: the amounts the virtual dealer keyed because the camera could not vouch
+for a zone's chips (the demo's summary line), per run and per coup of the rendered camera.
+
 The corpus: ``deploy/demo-script.toml`` (every fault kind of the script once) and ``--random`` coups drawn from a
 seed of its own for each profile (1 to 7 seats, bonus, purchase, jackpot as the profile has them). The time per
 coup is the demo's own (« N coups played in X s »: the stack's start and the models' loading left out). It reports
@@ -62,6 +65,8 @@ class Part:
     args: list[str]
     coups: dict[str, dict[int, Coup]] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)  # the demo's own time for its coups
+    #: the amounts the dealer keyed because the camera could not vouch for them
+    confirmations: dict[str, int] = field(default_factory=dict)
     failed: dict[str, str] = field(default_factory=dict)
 
 
@@ -97,6 +102,8 @@ def play(part: Part, camera: str, folder: Path, timeout_s: float) -> None:
         return
     played = re.search(r"(\d+) coups? played in ([\d.]+) s", done.stdout)
     part.seconds[camera] = float(played.group(2)) if played else float("nan")
+    confirmed = re.search(r"amounts the dealer confirmed \(.*?\): (\d+)", done.stdout)
+    part.confirmations[camera] = int(confirmed.group(1)) if confirmed else 0
     part.coups[camera] = read_store(folder / "var" / "events.sqlite")
 
 
@@ -143,7 +150,10 @@ def compare(parts: list[Part]) -> dict[str, object]:
         "coups_unmatched": unmatched,
         "false_flags": sum(false_flags.values()), "false_flags_by_kind": dict(false_flags),
         "missed_flags": sum(missed_flags.values()), "missed_flags_by_kind": dict(missed_flags),
-        "confirmations_per_coup": None,  # the dealer's confirmations are not built yet
+        "confirmations": {camera: sum(p.confirmations.get(camera, 0) for p in compared)
+                          for camera in ("direct", "rendered")},
+        "confirmations_per_coup": round(sum(p.confirmations.get("rendered", 0) for p in compared) / coups, 3)
+        if coups else None,
         "seconds_per_coup": {camera: round(sum(p.seconds[camera] for p in compared) / max(1, played[camera]), 2)
                              for camera in ("direct", "rendered")},
         "parts_failed": {part.name: part.failed for part in parts if part.failed},

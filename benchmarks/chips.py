@@ -13,8 +13,10 @@ cents is. It reports:
 
 - zones right, overall and by the number of denominations in the zone (0: an empty zone, right when no chip is
   read in it);
-- piles right by height (a pile is right when its denomination's count in the zone is): the chip counter was
-  trained on piles of at most 5, so taller ones are reported and read wrong;
+- piles right by height (a pile is right when its denomination's count in the zone is);
+- zones by outcome, as the tracker would report them: right or wrong, sure or unsure (a count whose certainty is
+  under the tracker's ``sure_certainty``, or a pile too tall to count, goes to the dealer to confirm); a zone read
+  wrong but sure is a silent error. Also by the zone's tallest pile;
 - the reader's median time per frame (it includes the cards' and the chips' models).
 
 It reports what it measures; it is never a timed test.
@@ -27,7 +29,7 @@ import json
 import statistics
 import sys
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,6 +52,7 @@ def main() -> int:
     from vision.calibrate import calibrate
     from vision.chip_counter import DENOMINATIONS
     from vision.table_reader import TableReader
+    from vision.tracker import TrackerConfig
 
     layout = load_layout()
     rng = np.random.default_rng(100)
@@ -58,6 +61,8 @@ def main() -> int:
     piles_right: Counter[int] = Counter()
     piles_total: Counter[int] = Counter()
     times: list[float] = []
+    outcome: dict[int, Counter[str]] = defaultdict(Counter)
+    sure_certainty = TrackerConfig().sure_certainty
     for k in range(args.scenes):
         renderer = Renderer(layout, TableCamera(), seed=100 + k)
         scene, bets = SceneState(), {}
@@ -75,13 +80,21 @@ def main() -> int:
             reading = reader.read(frame)
             times.append(time.perf_counter() - started)
             read: dict[tuple[int, str], Counter[int]] = {}
+            certainty: dict[tuple[int, str], float] = {}
             for seen in reading.observations:  # per denomination: zone_values would give the sum only
                 if seen.kind == "chip":
                     read.setdefault((seen.seat, seen.area), Counter())[int(seen.label)] += 1
+                    certainty[seen.seat, seen.area] = min(certainty.get((seen.seat, seen.area), 1.0),
+                                                          seen.confidence)
             for zone, piles in bets.items():
                 counted = read.get(zone, Counter())
+                right = counted == Counter(piles)
                 zones_total[len(piles)] += 1
-                zones_right[len(piles)] += counted == Counter(piles)
+                zones_right[len(piles)] += right
+                # as the tracker would report it: sure, or to be confirmed by the dealer
+                sure = certainty.get(zone, 1.0) >= sure_certainty
+                tallest = max(piles.values(), default=0)
+                outcome[tallest][("right" if right else "wrong") + (" sure" if sure else " unsure")] += 1
                 for cents, height in piles.items():
                     piles_total[height] += 1
                     piles_right[height] += counted[cents] == height
@@ -89,6 +102,9 @@ def main() -> int:
         "zones_right": f"{sum(zones_right.values())}/{sum(zones_total.values())}",
         "zones_right_by_denominations": {n: f"{zones_right[n]}/{zones_total[n]}" for n in sorted(zones_total)},
         "piles_right_by_height": {h: f"{piles_right[h]}/{piles_total[h]}" for h in sorted(piles_total)},
+        # a zone read wrong but sure is a silent error; one read unsure goes to the dealer to confirm
+        "zones_by_outcome": dict(sum(outcome.values(), Counter())),
+        "zones_by_tallest_pile": {h: dict(outcome[h]) for h in sorted(outcome)},
         "reader_ms_per_frame_median": round(1000 * statistics.median(times), 1),
         "frames": len(times),
     }

@@ -61,6 +61,8 @@ log = logging.getLogger(__name__)
 
 #: How many refusals of the coup the state keeps, the latest last.
 KEPT_REFUSALS = 5
+#: The bet zones as the dealer names them.
+ZONES_FR = {"ante": "ante", "raise": "relance", "bonus": "bonus", "jackpot": "jackpot"}
 
 
 @dataclass
@@ -123,6 +125,9 @@ class Referee:
         self._origin_ms: int | None = None
         #: the refusals of the coup still standing, the latest last (see ``_remember``)
         self.refusals: list[Refusal] = []
+        #: zones whose chips the camera could not vouch for, (seat, box) -> the amount it read: held « à confirmer »
+        #: until the dealer keys the amount or the camera reads it sure
+        self.to_confirm: dict[tuple[int, str], int] = {}
         self._refusals_moment = (self.table.coup.number, self.table.phase)
 
     def _clock(self, envelope: Envelope) -> int:
@@ -214,13 +219,25 @@ class Referee:
             return Outcome()
         if isinstance(operation, Refusal):
             return Outcome(refused=operation.reason, refusal=operation)
+        body = envelope.body
+        if (isinstance(body, ChipsChanged) and not body.sure
+                and self.table.phase not in (Phase.BETTING, Phase.PAYING)):
+            # Nothing is decided or flagged on a doubtful amount: a raise, or a bet that seems to move after « rien
+            # ne va plus », waits for the dealer's amount (or a sure reading). While bets are placed or a coup paid,
+            # the reading is taken as read and the dealer's amount replaces it; the button waits for it.
+            self.to_confirm[body.seat, body.box] = body.amount
+            return Outcome()
+        if waiting := self._confirmation_wait(operation):
+            return Outcome(operation, refused=waiting.reason, refusal=waiting)
         flags_before = len(self.table.flags)
+        coup = self.table.coup.number
         try:
             self.table.apply(operation)
         except RulesError as error:
             refused = self._settlement_wait(operation) or _as_refused(operation, error)
             return Outcome(operation, refused=str(refused),
                            refusal=_refusal(refused.action, refused.reason, refused.reason_fr, operation=operation))
+        self._follow_confirmations(envelope, operation, coup)
         # Once the dealer's hand is shown and every card needed is known, the coup is settled.
         settle = Settle(operation.t, self.jackpot_meter)
         if self.table.phase is Phase.SHOWDOWN:
@@ -232,6 +249,40 @@ class Referee:
                 return Outcome(operation, flags=self.table.flags[flags_before:], settlement_waits=str(wait),
                                refusal=_refusal(wait.action, wait.reason, wait.reason_fr, operation=settle))
         return Outcome(operation, flags=self.table.flags[flags_before:])
+
+    def _confirmation_wait(self, operation: Operation) -> Refusal | None:
+        """« Rien ne va plus » waits for every bet to be vouched for, « paiement terminé » for the seat's zones."""
+        if isinstance(operation, NoMoreBets):
+            waiting = sorted(self.to_confirm)
+        elif isinstance(operation, PaymentDone):
+            waiting = sorted(key for key in self.to_confirm if key[0] == operation.seat)
+        else:
+            return None
+        if not waiting:
+            return None
+        names = ", ".join(f"seat {seat} {box}" for seat, box in waiting)
+        names_fr = ", ".join(f"place {seat} {ZONES_FR[box]}" for seat, box in waiting)
+        return _refusal(operation.kind, f"{names}: the camera's reading is to be confirmed",
+                        f"{names_fr} : montant à confirmer", operation=operation)
+
+    def _follow_confirmations(self, envelope: Envelope, operation: Operation, coup: int) -> None:
+        """A chip reading the camera does not vouch for is held « à confirmer »; the dealer's amount keyed for that
+        zone, or the camera's next sure reading, settles it. A new coup starts with none."""
+        if self.table.coup.number != coup:
+            self.to_confirm.clear()
+            return
+        match envelope.body, operation:
+            case ChipsChanged(seat=seat, box=box, amount=amount, sure=sure), _:
+                if sure:
+                    self.to_confirm.pop((seat, box), None)
+                else:
+                    self.to_confirm[seat, box] = amount
+            case DealerOperation(), PlaceBet(seat=seat, box=box):
+                self.to_confirm.pop((seat, box.value), None)
+            case DealerOperation(), PaymentSeen(seat=seat, zone=zone):
+                self.to_confirm.pop((seat, zone), None)
+            case DealerOperation(), Raise(seat=seat):
+                self.to_confirm.pop((seat, "raise"), None)
 
     def _settlement_wait(self, operation: Operation) -> ActionRefused | None:
         """A payment or the coup's end refused while the showdown waits to be settled: the wait is the reason
@@ -287,6 +338,8 @@ class Referee:
         summary["raised_by"] = {str(n): s.decision.value for n, s in self.table.seats.items()
                                 if s.decision is Decision.RAISE}
         summary["refusals"] = [refusal.shown() for refusal in self.refusals]
+        summary["to_confirm"] = [{"seat": seat, "box": box, "amount": amount}
+                                 for (seat, box), amount in sorted(self.to_confirm.items())]
         return summary
 
 

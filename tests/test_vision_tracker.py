@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from controller.bus.schema import (
@@ -241,9 +243,19 @@ def test_new_coup_restarts_the_order_and_ignores_the_last_coups_cards_still_on_t
 def test_weak_card_detections_are_ignored_but_a_zones_chips_count_whole():
     feed = Feed()
     assert feed.frames(10, [Observation(3, "cards", "card_back", "BACK", 500, 400, 0.1)]) == []
-    # a count of two chips the counter is unsure of is still two chips, never one or none
+    # a count of two chips the counter is unsure of is still two chips, never one or none, and said unsure
     unsure = [Observation(3, "ante", "chip", 500, 500, 600, 0.2), Observation(3, "ante", "chip", 500, 500, 600, 0.2)]
-    assert feed.frames(10, unsure) == [ChipsChanged(3, "ante", 1000)]
+    assert feed.frames(10, unsure) == [ChipsChanged(3, "ante", 1000, sure=False)]
+
+
+def test_a_count_read_unsure_then_sure_is_reported_again_sure_and_a_steady_one_once():
+    feed = Feed()
+    two = [Observation(3, "ante", "chip", 500, 500, 600, 0.4)] * 2
+    assert feed.frames(10, two) == [ChipsChanged(3, "ante", 1000, sure=False)]
+    assert feed.frames(10, [replace(o, confidence=0.5) for o in two]) == [ChipsChanged(3, "ante", 1000, sure=True)]
+    assert feed.frames(10, [replace(o, confidence=0.9) for o in two]) == []
+    # a brief doubt, shorter than the steady period, is never reported
+    assert feed.frames(2, two) == [] and feed.frames(10, [replace(o, confidence=0.9) for o in two]) == []
 
 
 def test_rules_card_spelling():

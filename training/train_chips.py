@@ -36,9 +36,15 @@ MODEL_PATH = MODELS / "chip_counter.pt"
 # --- data ---------------------------------------------------------------------------------------------------------
 
 
-def render_zones(seed: int, scenes: int) -> tuple[np.ndarray, np.ndarray]:
+#: the share of piles drawn taller than 5 when the data asks for them (``--max-height``)
+TALL_SHARE = 0.25
+
+
+def render_zones(seed: int, scenes: int, max_height: int = 5) -> tuple[np.ndarray, np.ndarray]:
     """``scenes`` scenes drawn by a renderer of ``seed``: every bet zone's crop (N x CROP_PX x CROP_PX x 3 RGB) and
-    its chips counted per denomination (N x len(DENOMINATIONS))."""
+    its chips counted per denomination (N x len(DENOMINATIONS)). Piles are 1 to 5 chips high, and with
+    ``max_height`` above 5, ``TALL_SHARE`` of them 6 to ``max_height`` (the counter learns them as "too many to
+    count")."""
     from controller.rules.cards import full_deck
     from controller.sim.render import Renderer, TableCamera
     from controller.sim.scene import CardOnFelt, SceneState
@@ -59,7 +65,8 @@ def render_zones(seed: int, scenes: int) -> tuple[np.ndarray, np.ndarray]:
                 count = np.zeros(len(DENOMINATIONS), np.int64)
                 if rng.random() > 0.15:
                     for kind in rng.choice(len(DENOMINATIONS), int(rng.choice([1, 1, 2, 2, 3])), replace=False):
-                        count[kind] = rng.integers(1, 6)
+                        tall = max_height > 5 and rng.random() < TALL_SHARE
+                        count[kind] = rng.integers(6, max_height + 1) if tall else rng.integers(1, 6)
                 chips = tuple(cents for k in reversed(range(len(DENOMINATIONS))) for cents in
                               [DENOMINATIONS[k]] * int(count[k]))
                 scene, truth[seat, area] = scene.with_chips(seat, area, chips), count
@@ -74,8 +81,8 @@ def render_zones(seed: int, scenes: int) -> tuple[np.ndarray, np.ndarray]:
     return np.array(crops, np.uint8), np.array(counts, np.int64)
 
 
-def make_data(out: Path, seeds: list[int], scenes: int) -> Path:
-    parts = [render_zones(seed, scenes) for seed in seeds]
+def make_data(out: Path, seeds: list[int], scenes: int, max_height: int = 5) -> Path:
+    parts = [render_zones(seed, scenes, max_height) for seed in seeds]
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(out, crops=np.concatenate([p[0] for p in parts]), counts=np.concatenate([p[1] for p in parts]),
                         seeds=np.array(seeds))
@@ -182,8 +189,9 @@ def held_out_report(weights: Path, held_out: Path) -> dict[str, object]:
     net.load_state_dict({k: v.float() for k, v in torch.load(weights, weights_only=False)["state_dict"].items()})
     x, y = load_data(held_out)
     p = predicted_counts(net, x)
-    heights = {str(h): f"{int((p[y == h] == h).sum())}/{int((y == h).sum())}" for h in range(1, MAX_COUNT)
-               if (y == h).any()}
+    # the top class stands for "that many or more": too many to count
+    heights = {f"{h}+" if h == MAX_COUNT - 1 else str(h): f"{int((p[y == h] == h).sum())}/{int((y == h).sum())}"
+               for h in range(1, MAX_COUNT) if (y == h).any()}
     return {"zones_right": f"{int((p == y).all(1).sum())}/{len(y)}", "piles_right_by_height": heights}
 
 
@@ -231,6 +239,8 @@ def main(argv: list[str] | None = None) -> int:
     data.add_argument("--out", type=Path, required=True)
     data.add_argument("--seeds", type=int, nargs="+", required=True, help="renderer seeds (one deck each)")
     data.add_argument("--scenes", type=int, default=100, help="scenes per seed (28 zones each)")
+    data.add_argument("--max-height", type=int, default=5, choices=range(5, 16), metavar="5..15",
+                      help="the tallest pile drawn (above 5: a quarter of the piles are taller than 5)")
     training = sub.add_parser("train", help="train the counter in torch (then run: export)")
     training.add_argument("--data", type=Path, default=Path("build/chips/train.npz"))
     training.add_argument("--held-out", type=Path, default=Path("build/chips/held_out.npz"))
@@ -256,7 +266,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "data":
         return exit_cleanly_when_interrupted(parser.prog, lambda: print(
-            f"{make_data(args.out, args.seeds, args.scenes)}: {len(args.seeds) * args.scenes * 28} zones"))
+            f"{make_data(args.out, args.seeds, args.scenes, args.max_height)}: "
+            f"{len(args.seeds) * args.scenes * 28} zones"))
 
     def work() -> None:
         right = train(args.data, args.held_out, args.epochs, args.seed, args.out, args.threads)

@@ -24,8 +24,8 @@ from vision.onnx_session import onnx_session
 
 #: the denominations the model counts, in this order (cents)
 DENOMINATIONS = [kind.cents for kind in CHIP_SET]
-#: the model's output: a count of 0 .. MAX_COUNT - 1 per denomination. It was trained on piles of 1 to 5: a taller
-#: pile reads as 5 or fewer, with no sign of doubt (see the model card's limits)
+#: the model's output: a count of 0 .. MAX_COUNT - 1 per denomination, the top one meaning "that many or more": too
+#: many to count (see the model card for what it was trained on)
 MAX_COUNT = 7
 #: the square around a bet zone's centre the model sees (mm): a pile of five spread chips (107 mm), and a third
 #: denomination beside two others, still fit in it
@@ -84,11 +84,14 @@ class ChipCounter:
 
     def count(self, crops_rgb: np.ndarray) -> list[tuple[dict[int, int], float]]:
         """For each crop: the chips counted per denomination (cents -> count, counts of zero left out) and the
-        model's certainty of that whole reading (the product of each denomination's probability of its count)."""
+        model's certainty of that whole reading (the product of each denomination's probability of its count; 0
+        when a denomination has too many chips to count, its count then a lower bound)."""
         readings = []
         for p in self.probabilities(crops_rgb):
             counts = p.argmax(1)
             certainty = float(np.prod(p[np.arange(len(DENOMINATIONS)), counts]))
+            if (counts == MAX_COUNT - 1).any():
+                certainty = 0.0
             readings.append(({cents: int(n) for cents, n in zip(DENOMINATIONS, counts, strict=True) if n},
                              certainty))
         return readings

@@ -100,6 +100,9 @@ class TrackerConfig:
     forget_ms: int = 500  # a card not yet counted and unseen (zone visible) this long is forgotten
     match_mm: float = 20.0  # a detection this close to a card's last position is that card
     min_confidence: float = 0.3  # weaker card detections are ignored
+    #: a zone's chips counted with less certainty than this (the counter's own; 0 for too many chips to count) are
+    #: reported unsure, for the dealer to confirm: below one half, the count is likelier wrong than right
+    sure_certainty: float = 0.5
 
     def __post_init__(self) -> None:
         for name in ("steady_frames", "gone_frames"):
@@ -186,8 +189,10 @@ class _Hand:
 @dataclass
 class _ChipZone:
     reported: int = 0
+    reported_sure: bool = True
     pending: _Run | None = None
     pending_total: int = 0
+    pending_sure: bool = True
 
 
 class Tracker:
@@ -264,9 +269,12 @@ class Tracker:
                 raise ValueError(f"occluded zone {key!r}: expected (seat, area) such as (3, 'cards')")
         cards: dict[int, list[Observation]] = {}
         chips: dict[ZoneKey, int] = {}
+        certainty: dict[ZoneKey, float] = {}
         for obs in observations:
             if obs.kind == "chip":  # a zone's chips are one count: dropping the less sure would change the total
-                chips[(obs.seat, obs.area)] = chips.get((obs.seat, obs.area), 0) + int(obs.label)
+                key = (obs.seat, obs.area)
+                chips[key] = chips.get(key, 0) + int(obs.label)
+                certainty[key] = min(certainty.get(key, 1.0), obs.confidence)
             elif obs.confidence >= self.config.min_confidence:
                 cards.setdefault(obs.seat, []).append(obs)
         events: list[Event] = []
@@ -280,7 +288,8 @@ class Tracker:
             events += self._settle(seat, self._hands[seat], candidate)
         for key in sorted(set(self._chips) | set(chips)):
             if key not in occluded:
-                events += self._track_chips(t_ms, key, chips.get(key, 0))
+                sure = certainty.get(key, 1.0) >= self.config.sure_certainty
+                events += self._track_chips(t_ms, key, chips.get(key, 0), sure)
         return events
 
     def _dealing_order(self, ready: list[tuple[int, int, _Candidate]]
@@ -412,17 +421,19 @@ class Tracker:
         self._order += 1
         return [CardPlaced(seat, rules_card(identity) if identity else None, face_up, self._order)]
 
-    def _track_chips(self, t_ms: int, key: ZoneKey, total: int) -> list[Event]:
+    def _track_chips(self, t_ms: int, key: ZoneKey, total: int, sure: bool) -> list[Event]:
+        """A zone's total (and whether the counter vouches for it) is reported once it has held steady; a total
+        reported unsure is reported again once read sure."""
         zone = self._chips.setdefault(key, _ChipZone())
-        if total == zone.reported:
+        if (total, sure) == (zone.reported, zone.reported_sure):
             zone.pending = None
             return []
-        if zone.pending is None or total != zone.pending_total:
-            zone.pending, zone.pending_total = _Run(t_ms, t_ms), total
+        if zone.pending is None or (total, sure) != (zone.pending_total, zone.pending_sure):
+            zone.pending, zone.pending_total, zone.pending_sure = _Run(t_ms, t_ms), total, sure
             return []
         zone.pending.add(t_ms)
         if not zone.pending.steady(self.config.steady_frames, self.config.steady_ms):
             return []
-        zone.reported, zone.pending = total, None
+        zone.reported, zone.reported_sure, zone.pending = total, sure, None
         seat, area = key
-        return [ChipsChanged(seat, area, total)]  # type: ignore[arg-type]
+        return [ChipsChanged(seat, area, total, sure)]  # type: ignore[arg-type]

@@ -57,6 +57,9 @@ class ChipsChanged(Body, tag="chips_changed"):
     seat: int
     box: Literal["ante", "raise", "bonus", "jackpot"]
     amount: int  # cents
+    #: False when the camera cannot vouch for the amount (too many chips to count, a doubtful count): the engine
+    #: asks the dealer to confirm it
+    sure: bool = True
 
 
 class CameraStatus(Body, tag="camera_status"):

@@ -287,6 +287,11 @@ def _summary(played: int, seconds: float | None, results: Results, driver: Rende
              f"  flags raised: {flags}" + (f" ({', '.join(f'{kind} {n}' for kind, n in results.flags.most_common())})"
                                            if flags else ""),
              f"  paid to the players: {format_money(results.paid)} €"]
+    if results.confirmations:
+        lines.append(f"  amounts the dealer confirmed (the camera could not vouch for them): "
+                     f"{len(results.confirmations)} ("
+                     + ", ".join(f"coup {c} seat {s} {z} {format_money(a)} €" for c, s, z, a in results.confirmations)
+                     + ")")
     if results.voided_by_chief:
         lines.append(f"  coups the table chief declared void: {len(results.voided_by_chief)} "
                      f"({', '.join(map(str, results.voided_by_chief))})")

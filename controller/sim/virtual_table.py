@@ -12,6 +12,7 @@ sees the events in the order they happened.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -25,6 +26,7 @@ from controller.bus.schema import (
     ButtonPressed,
     CameraStatus,
     CardPlaced,
+    ChipsChanged,
     CoupSettled,
     CutCard,
     DealerOperation,
@@ -34,11 +36,12 @@ from controller.bus.schema import (
     TableState,
 )
 from controller.bus.transport import Publisher, Subscriber
-from controller.rules.history import format_operation
+from controller.rules.history import format_money, format_operation
 from controller.rules.operations import DeclareVoid, Settle
 
 from .camera import RenderedCamera
 from .devices import WAIT_S, PtyShoe, Stop, Stopped, VirtualPins, never
+from .scene import SceneState
 from .script import JACKPOT_METER_CENTS
 from .world import (
     OBSERVED,
@@ -59,6 +62,8 @@ from .world import (
 #: how long the virtual table waits for the camera to see a change, and shows a change that shows nothing new
 VISION_WAIT_S = 10.0
 SCENE_HOLD_S = 0.4
+#: a doubtful reading the table has not asked about after this long was settled by the camera's next one
+DOUBT_SETTLES_S = 1.0
 
 
 @dataclass
@@ -77,6 +82,8 @@ class Results:
     vision_delays: list[float] = field(default_factory=list)
     #: coups the table chief had to declare void (the camera missed what the rules needed)
     voided_by_chief: list[int] = field(default_factory=list)
+    #: the amounts the dealer keyed because the camera could not vouch for them: (coup, seat, zone, cents)
+    confirmations: list[tuple[int, int, str, int]] = field(default_factory=list)
 
     @property
     def paid(self) -> int:
@@ -114,6 +121,11 @@ class VirtualTable:
         self.state_seen = False
         self.phase = ""
         self.waiting_for = ""
+        self.scene = SceneState()
+        #: the zones the table last asked the dealer to confirm, and the camera's doubtful readings the table has
+        #: not yet been seen to ask about (zone -> when the doubt went out)
+        self._to_confirm: list[tuple[int, str]] = []
+        self._doubts: dict[tuple[int, str], float] = {}
 
     # -- reading the bus
     def _absorb(self, timeout_ms: int) -> None:
@@ -147,12 +159,46 @@ class VirtualTable:
             self.coup_number = coup if isinstance(coup, int) else self.coup_number
             self.phase = str(body.state.get("phase") or "")
             self.state_seen = True
+            self._confirm(body.state.get("to_confirm") or [])
         elif isinstance(body, CoupSettled):
             self.results.settled.append(body)
             if self.on_settled:
                 self.on_settled(body)
         if envelope.publisher == "vision" and isinstance(body, OBSERVED):
             self._vision_seen.append(body)
+            self._note_doubt(body)
+
+    def _note_doubt(self, body: AnyBody) -> None:
+        if isinstance(body, ChipsChanged) and not body.sure:
+            self._doubts[body.seat, body.box] = time.monotonic()
+
+    def _confirm(self, to_confirm: list[dict[str, object]]) -> None:
+        """The dealer answers each zone the table asks him to confirm with the chips that lie there (the scene's
+        truth), keyed as the operation of the phase."""
+        asked = [(int(entry["seat"]), str(entry["box"])) for entry in to_confirm]  # type: ignore[call-overload]
+        now = time.monotonic()
+        # A doubt is settled for the dealer once the table asks about it, or, a second on, still does not (the
+        # camera's next reading vouched for the zone first).
+        self._doubts = {zone: since for zone, since in self._doubts.items()
+                        if zone not in asked and now - since < DOUBT_SETTLES_S}
+        for seat, zone in asked:
+            if (seat, zone) in self._to_confirm:
+                continue  # answered already: the engine has not read the answer yet
+            amount = sum(next((s.chips for s in self.scene.chips if (s.seat, s.box) == (seat, zone)), ()))
+            if self.phase == "paying":
+                line = f"paying seat={seat} zone={zone} amount={format_money(amount)}"
+            elif zone == "raise":
+                line = f"raise seat={seat} amount={format_money(amount)}"
+            else:
+                line = f"bet seat={seat} box={zone} amount={format_money(amount)}"
+            self.publisher.publish("dealer.keypad", DealerOperation(line))
+            self.results.confirmations.append((self.coup_number, seat, zone, amount))
+        self._to_confirm = asked
+
+    def _confirmations_done(self) -> bool:
+        now = time.monotonic()  # a doubt the table never asked about, seconds on, it settled without a state
+        self._doubts = {zone: since for zone, since in self._doubts.items() if now - since < 3 * DOUBT_SETTLES_S}
+        return not self._doubts and not self._to_confirm
 
     def _wait(self, condition: Callable[[], bool], what: str, seconds: float = WAIT_S) -> None:
         deadline = time.monotonic() + seconds
@@ -195,8 +241,10 @@ class VirtualTable:
     def step(self, step: Step) -> None:
         match step:
             case SceneChange(scene=scene):
+                self.scene = scene
                 for topic, body in self.vision.see(scene):
                     self.publisher.publish(topic, body)
+                    self._note_doubt(body)
                     if isinstance(body, CardPlaced):
                         self._sent_cards[self.publisher.seq] = time.perf_counter()
                 if self._sent_cards:  # read it back at once: its delay is then the bus's, not our next step's
@@ -208,6 +256,10 @@ class VirtualTable:
             case KeypadEntry(line=line):
                 self.publisher.publish("dealer.keypad", DealerOperation(line))
             case ButtonPress(button=button):
+                # The dealer presses once the display asks him nothing more (the camera's doubts answered); an answer
+                # the table refused leaves the question up, and he presses anyway: the refusal shows why.
+                with contextlib.suppress(RuntimeError):
+                    self._wait(self._confirmations_done, "the dealer's confirmations")
                 resets = self.shoe.resets
                 self._sensor(("button", button), lambda: self.pins.act(button, "press"),
                              f"the {button} button's event")

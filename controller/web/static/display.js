@@ -8,6 +8,9 @@ const T = {
     offline:"Moteur injoignable", cameraOff:"Caméra hors ligne", shoeOff:"Sabot déconnecté", shoeOut:"Sabot absent",
     rnvp:"Rien ne va plus", flag:"ALERTE", colon:" : ", seatFlag:"place", push:"égalité",
     returned:"rendu", handVoid:"Main nulle", qualifies:"qualifié", notQualifies:"non qualifié",
+    toConfirm:"à confirmer", confirmTitle:"À confirmer", read:"lu", and:" ; ",
+    confirmTodo:"compter les jetons et saisir le montant", more:n => `+${n} ${n > 1 ? "alertes" : "alerte"}`,
+    moreTitle:"alertes les plus anciennes masquées faute de place (leurs places gardent le ⚠)",
     phases:{closed:"Table fermée", betting:"Faites vos jeux", dealing:"Donne", decisions:"Décisions",
             showdown:"Abattage", paying:"Paiements"} },
   en: { coup:"Coup", seat:"Seat", vacant:"Vacant", dealer:"Dealer", dealerLeft:"dealer's left",
@@ -18,12 +21,17 @@ const T = {
     offline:"Engine unreachable", cameraOff:"Camera offline", shoeOff:"Shoe disconnected", shoeOut:"Shoe removed",
     rnvp:"No more bets", flag:"ALERT", colon:": ", seatFlag:"seat", push:"push",
     returned:"returned", handVoid:"Hand void", qualifies:"qualifies", notQualifies:"does not qualify",
+    toConfirm:"to confirm", confirmTitle:"To confirm", read:"read", and:"; ",
+    confirmTodo:"count the chips and key the amount", more:n => `+${n} ${n === 1 ? "alert" : "alerts"}`,
+    moreTitle:"oldest alerts hidden for want of room (their seats keep the ⚠)",
     phases:{closed:"Table closed", betting:"Place your bets", dealing:"Dealing", decisions:"Decisions",
             showdown:"Showdown", paying:"Paying"} },
 };
 const HANDS_EN = { "Carte haute":"High card", "Paire":"Pair", "Deux paires":"Two pair", "Brelan":"Three of a kind",
   "Quinte":"Straight", "Couleur":"Flush", "Full":"Full house", "Carré":"Four of a kind",
   "Quinte flush":"Straight flush", "Quinte royale":"Royal flush" };
+// The zones in the order a seat's card lists them.
+const ZONES = ["ante", "raise", "purchase", "bonus", "jackpot"];
 const SUITS = { c:"♣", d:"♦", h:"♥", s:"♠" };
 let lang = new URLSearchParams(location.search).get("lang") || localStorage.getItem("display-lang") || "fr";
 let view = JSON.parse(document.getElementById("initial").textContent);
@@ -41,7 +49,9 @@ function flagLabel(f) { return lang === "fr" ? f.label_fr : capital(f.kind.repla
 function times(count) { return count > 1 ? ` ×${count}` : ""; }
 function banner(cls, role, ...parts) { const b = el("div", "banner " + cls); b.setAttribute("role", role); b.append(...parts); return b; }
 
-function render() {
+function render() { draw(); makeRoom(); }
+
+function draw() {
   const t = T[lang];
   document.documentElement.lang = lang;
   document.getElementById("lang").textContent = lang === "fr" ? "EN" : "FR";
@@ -59,6 +69,19 @@ function render() {
   document.getElementById("refusal").replaceChildren(...(refused ? [banner("refused", "alert", el("span", "icon", "✖"),
     document.createTextNode(lang === "fr" ? `${capital(refused.action_fr)} : ${refused.reason_fr}`
       : `${capital(refused.kind.replace(/-/g, " "))} refused: ${refused.reason}`), el("span", "count", times(refused.count)))] : []));
+  // Zones whose chips the camera could not vouch for: the game waits for the dealer's amount. One prompt a seat (the
+  // place he walks to), each zone with what was read; amber, not the alerts' red: nothing is wrong yet.
+  const unsure = {};
+  for (const c of s.to_confirm || []) (unsure[c.seat] = unsure[c.seat] || {})[c.box] = c.amount;
+  document.getElementById("confirm").replaceChildren(...Object.entries(unsure).map(([seat, zones]) => {
+    const read = Object.entries(zones).sort(([a], [b]) => ZONES.indexOf(a) - ZONES.indexOf(b))
+      .map(([zone, cents]) => `${(t[zone] || zone).toLowerCase()} — ${t.read} ${plain(cents)}`);
+    const b = banner("confirm", "alert", el("span", "icon", "⌨"),
+      el("span", "title", `${t.confirmTitle}${t.colon}${t.seatFlag} ${seat}, ${read.join(t.and)}`),
+      document.createTextNode(" "), el("span", "todo", "→ " + t.confirmTodo));
+    b.dataset.seat = seat;
+    return b;
+  }));
   document.getElementById("coup").textContent = `${t.coup} ${s.coup}`;
   document.getElementById("phase").textContent = t.phases[s.phase] || s.phase;
   const settlement = s.settlement;
@@ -92,6 +115,12 @@ function render() {
   const nextToPay = s.phase === "paying" ? (s.payments_due || [])[0] : undefined;
   for (let n = 1; n <= 7; n++) {
     const seat = s.seats[String(n)];
+    const zones = unsure[n] || {};
+    // The zone's row stands out, « à confirmer » on it: the chips to count.
+    const toCount = (row, zone) => {
+      if (zone in zones) { row.classList.add("unsure"); row.prepend(el("span", "tag confirm", t.toConfirm)); }
+      return row;
+    };
     const box = el("section", "seat" + (seat && (seat.in_play || seat.occupied) ? "" : " vacant")
       + (flaggedSeats.has(String(n)) ? " flagged" : "") + (n === nextToPay ? " next" : ""));
     box.dataset.seat = n;
@@ -108,15 +137,24 @@ function render() {
         const row = el("div", "bet result " + (p.net > 0 ? "win" : (p.net < 0 ? "lose" : "")));
         // The sign says won or lost; a line that neither wins nor loses says which instead of « 0,00 € ».
         row.append(el("span", "", t[p.line] || p.line), el("span", "", p.net ? money(p.net) : (t[p.outcome] || p.outcome)));
-        box.append(row);
+        box.append(toCount(row, p.line));
+      }
+      // A zone read unsure that no line settles still says which chips to count, with what was read.
+      for (const [zone, cents] of Object.entries(zones)) {
+        if (paidLines[n].some(p => p.line === zone)) continue;
+        const row = el("div", "bet"); row.append(el("span", "label", t[zone] || zone), el("span", "", plain(cents)));
+        box.append(toCount(row, zone));
       }
       seats.append(box); continue;
     }
     const bets = Object.assign({}, seat.fixed_bets || {}, seat.bets || {});
     if (seat.raise) bets.raise = seat.raise;
-    for (const key of ["ante", "raise", "purchase", "bonus", "jackpot"]) {
-      if (!bets[key]) continue;
-      const row = el("div", "bet"); row.append(el("span", "label", t[key]), el("span", "", plain(bets[key]))); box.append(row);
+    for (const key of ZONES) {
+      // A raise read unsure is not taken yet: the row shows what was read.
+      const cents = bets[key] || zones[key];
+      if (!cents) continue;
+      const row = el("div", "bet"); row.append(el("span", "label", t[key]), el("span", "", plain(cents)));
+      box.append(toCount(row, key));
     }
     box.append(el("div", "", t.cards(seat.card_count || 0)));
     const decision = seat.decision === "fold" ? t.fold : (seat.decision === "raise" ? t.raised : (s.phase === "decisions" && seat.in_play ? t.waiting : ""));
@@ -154,15 +192,19 @@ function render() {
       : (checked ? [[t.short, check.short], [t.over, check.over], [t.notCollected, check.not_collected]]
         : [[t.over, check.over]]).filter(([, cents]) => cents > 0);
     const wrong = checked && faults.length > 0;
+    // A zone of the box read unsure: « paiement terminé » waits for the dealer's amount, and the state says so.
+    const toConfirm = paying && seatNo in unsure;
     const li = el("li", [isPaid || checked ? "paid" : "", seatNo === nextToPay ? "next" : "", checked ? "checked" : "",
-      wrong ? "wrong" : ""].filter(Boolean).join(" "));
+      wrong ? "wrong" : "", toConfirm ? "unsure" : ""].filter(Boolean).join(" "));
     li.dataset.seat = seatNo;
     li.append(el("span", "who", `${t.seat} ${seatNo}`));
     // A wrong payment shows only what to put right: the amounts settled are no use then.
     if (!wrong) {
       li.append(el("span", "figure pay", pay ? plain(pay) : "—"), el("span", "figure collect", collect ? plain(collect) : "—"));
     }
-    if (checked && !wrong) {
+    if (toConfirm) {
+      li.append(el("span", "state confirm", t.toConfirm));
+    } else if (checked && !wrong) {
       li.append(check.watched ? el("span", "state verdict right", t.paidRight)
         : el("span", "state verdict unchecked", t.unchecked));
     } else if (!checked) {
@@ -173,7 +215,7 @@ function render() {
     li.append(...faults.map(([label, cents]) => el("span", "verdict fault", `${label} ${plain(cents)}`)));
     rows.push(li);
     // The lines the box takes: a fault below the figures, or all but the first beside « Place n » once checked.
-    tall.push(1 + (wrong ? faults.length - 1 : faults.length));
+    tall.push(1 + (wrong ? faults.length - 1 + (toConfirm ? 1 : 0) : faults.length));
   }
   // Four boxes a column at most: seven of them, in figures read from 2 m, fit under the seats. Boxes with faults
   // take more lines: then the split is where the taller column is the shortest.
@@ -194,6 +236,26 @@ function render() {
   }
   p.append(columns);
 }
+// The seats never give way: where they run out of room (prompts to confirm on top of many alerts, a small screen), the
+// oldest alerts give theirs, and the header counts those out of sight (their seats keep the ⚠ tag). The prompts and
+// the refusal hold the game up: they stay.
+function makeRoom() {
+  const more = document.getElementById("more"); more.replaceChildren();
+  const seats = document.getElementById("seats"), flags = [...document.getElementById("flags").children];
+  const fits = () => {
+    const bottom = seats.getBoundingClientRect().bottom + 1;
+    return [...seats.children].every(b => b.scrollHeight <= b.clientHeight + 1 && b.getBoundingClientRect().bottom <= bottom);
+  };
+  let hidden = 0;
+  while (hidden < flags.length && !fits()) {
+    flags[hidden++].remove();
+    const note = el("span", "more", "⚠ " + T[lang].more(hidden)); note.title = T[lang].moreTitle;
+    more.replaceChildren(note);
+  }
+  // No room even without them: hiding them would only lose them.
+  if (hidden && !fits()) { document.getElementById("flags").replaceChildren(...flags); more.replaceChildren(); }
+}
+addEventListener("resize", render);
 document.getElementById("lang").addEventListener("click", () => {
   lang = lang === "fr" ? "en" : "fr"; localStorage.setItem("display-lang", lang); render();
 });

@@ -1,0 +1,83 @@
+"""Never a silently wrong amount: a chip reading the camera does not vouch for is held « à confirmer » until the
+dealer keys the amount or the camera reads it sure."""
+
+from __future__ import annotations
+
+from tables import rules_for
+from test_payment import _event, settled_referee
+
+from controller.bus.schema import ButtonPressed, ChipsChanged, DealerOperation
+from controller.referee import Referee
+from controller.rules.cards import full_deck
+from controller.rules.history import format_operation
+from controller.rules.operations import Box, OpenSession, PaymentDone, Raise
+from controller.rules.table import Phase
+
+
+def betting_referee() -> Referee:
+    referee = Referee(rules_for("fr-1959"))
+    for t, line in enumerate([format_operation(OpenSession(0, full_deck())).split(" ", 1)[1], "sit seat=1",
+                              "sit seat=3"], 1):
+        assert referee.handle(_event(DealerOperation(line), t)).refused is None
+    return referee
+
+
+def test_an_unsure_bet_holds_no_more_bets_until_the_dealer_keys_the_amount():
+    referee = betting_referee()
+    referee.handle(_event(ChipsChanged(3, "ante", 1000), 10))
+    referee.handle(_event(ChipsChanged(1, "ante", 6000, sure=False), 11))
+    assert referee.state()["to_confirm"] == [{"seat": 1, "box": "ante", "amount": 6000}]
+    outcome = referee.handle(_event(ButtonPressed("no_more_bets"), 12))
+    assert outcome.refusal is not None and outcome.refusal.reason_fr == "place 1 ante : montant à confirmer"
+    assert outcome.refusal.action_fr == "« rien ne va plus » refusé"
+    assert referee.table.phase is Phase.BETTING
+    assert referee.handle(_event(DealerOperation("bet seat=1 box=ante amount=85.00"), 13)).refused is None
+    assert referee.state()["to_confirm"] == [] and referee.table.seats[1].bets[Box.ANTE] == 8500
+    assert referee.handle(_event(ButtonPressed("no_more_bets"), 14)).refused is None
+    assert referee.table.phase is Phase.DEALING
+
+
+def test_a_sure_reading_settles_the_doubt_and_a_new_doubt_comes_back():
+    referee = betting_referee()
+    referee.handle(_event(ChipsChanged(1, "ante", 6000, sure=False), 10))
+    referee.handle(_event(ChipsChanged(1, "ante", 6500), 11))
+    assert referee.state()["to_confirm"] == []
+    referee.handle(_event(ChipsChanged(1, "ante", 7000, sure=False), 12))
+    assert referee.state()["to_confirm"] == [{"seat": 1, "box": "ante", "amount": 7000}]
+
+
+def test_an_unsure_payment_holds_that_seats_payment_done_and_the_dealers_amount_is_checked():
+    referee, t = settled_referee()
+    referee.handle(_event(ChipsChanged(6, "ante", 2000), t))
+    referee.handle(_event(ChipsChanged(6, "raise", 9000, sure=False), t + 1))
+    outcome = referee.handle(_event(ButtonPressed("payment_done"), t + 2))
+    assert outcome.refusal is not None and outcome.refusal.reason_fr == "place 6 relance : montant à confirmer"
+    keyed = referee.handle(_event(DealerOperation("paying seat=6 zone=raise amount=40.00"), t + 3))
+    assert keyed.refused is None and referee.state()["to_confirm"] == []
+    outcome = referee.handle(_event(ButtonPressed("payment_done"), t + 4))
+    assert isinstance(outcome.operation, PaymentDone) and outcome.flags == []
+
+
+def test_after_no_more_bets_a_doubtful_reading_is_never_acted_on_until_the_dealer_keys_it():
+    referee = betting_referee()
+    for t, body in enumerate([ChipsChanged(1, "ante", 1000), ButtonPressed("no_more_bets"),
+                              DealerOperation("shuffle shuffles=5 cuts=2"), DealerOperation("cut seat=1 accepted=yes")],
+                             10):
+        assert referee.handle(_event(body, t)).refused is None
+    cards = iter(full_deck())
+    for t in range(20, 30):
+        position = "1" if t % 2 == 0 else "dealer"
+        up = "yes" if position == "dealer" and t == 29 else "no"
+        line = f"deal position={position} card={next(cards) if up == 'yes' else '??'} face_up={up}"
+        assert referee.handle(_event(DealerOperation(line), t)).refused is None, line
+    assert referee.handle(_event(ButtonPressed("end_of_deal"), 30)).refused is None
+    # a doubtful ante after « rien ne va plus » is no moved bet: nothing is flagged on it
+    outcome = referee.handle(_event(ChipsChanged(1, "ante", 6000, sure=False), 30))
+    assert outcome.operation is None and outcome.flags == []
+    outcome = referee.handle(_event(DealerOperation("bet seat=1 box=ante amount=10.00"), 30))
+    assert outcome.flags == [] and referee.state()["to_confirm"] == []
+    outcome = referee.handle(_event(ChipsChanged(1, "raise", 2000, sure=False), 31))
+    assert outcome.operation is None and referee.table.seats[1].decision is None
+    assert referee.state()["to_confirm"] == [{"seat": 1, "box": "raise", "amount": 2000}]
+    outcome = referee.handle(_event(DealerOperation("raise seat=1 amount=20.00"), 32))
+    assert isinstance(outcome.operation, Raise) and referee.state()["to_confirm"] == []

@@ -1,0 +1,92 @@
+"""End to end: a camera that cannot vouch for some chips. The engine holds each such zone « à confirmer », the
+virtual dealer keys what lies there, and every coup still settles and flags exactly as the pure rules core says."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import Counter
+
+import zmq
+
+from controller.bus.schema import AnyBody, ChipsChanged
+from controller.sim.devices import VirtualPins
+from controller.sim.scene import SceneState
+from controller.sim.script import parse_script
+from controller.sim.stack import start_stack, wait_for_engine
+from controller.sim.virtual_table import VirtualTable
+from controller.sim.world import DirectVision, build_timeline
+
+SCRIPT = """
+profile = "fr-2007"
+seats = [1, 3]
+
+[[coup]]
+seed = 21
+bets = { 1 = { ante = 2000 }, 3 = { ante = 1500 } }
+decisions = { 1 = "raise", 3 = "raise" }
+faults = [{ kind = "overpay", amount = 500 }]
+
+[[coup]]
+seed = 22
+bets = { 1 = { ante = 1000 }, 3 = { ante = 3500 } }
+decisions = { 1 = "raise", 3 = "fold" }
+"""
+
+
+class DoubtingVision(DirectVision):
+    """A perfect camera, except that it cannot vouch for any ante holding chips: it reads it 5 € off, unsure."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.doubts = 0
+
+    def see(self, scene: SceneState) -> list[tuple[str, AnyBody]]:
+        events = []
+        for topic, body in super().see(scene):
+            if isinstance(body, ChipsChanged) and body.box == "ante" and body.amount:
+                body = ChipsChanged(body.seat, body.box, body.amount + 500, sure=False)
+                self.doubts += 1
+            events.append((topic, body))
+        return events
+
+
+def test_every_doubt_is_confirmed_by_the_dealer_and_the_coups_settle_as_the_rules_core_says(tmp_path):
+    script = parse_script(SCRIPT)
+    timeline = build_timeline(script)
+    stack = start_stack(tmp_path, script.profile)
+    context = zmq.Context()
+    vision = DoubtingVision()
+    pins = table = None
+    try:
+        wait_for_engine(context, stack)
+        pins = VirtualPins(context, f"ipc://{stack.folder}/run/pins.sock")
+        table = VirtualTable(context, stack.folder, stack.shoe, pins, vision=vision)
+        table.wait_ready()
+        table.play(timeline.opening)
+        for plan in timeline.coups:
+            table.play(plan.steps)
+            table.finish_coup(plan)
+        table.pause(0.5)
+        confirmations = table.results.confirmations
+    finally:
+        for part in (table, pins):
+            if part is not None:
+                part.close()
+        stack.stop()
+        context.destroy(linger=0)
+
+    # each ante read wrong and unsure, while bet and while paid, was keyed by the dealer with what lay there
+    assert vision.doubts >= 4 and len(confirmations) == vision.doubts
+    assert all(zone == "ante" and amount > 0 for _coup, _seat, zone, amount in confirmations)
+    db = sqlite3.connect(tmp_path / "var" / "events.sqlite")
+    try:
+        flags = Counter(db.execute("SELECT coup, kind, seat FROM flags").fetchall())
+        settled = {number: json.loads(settlement) for number, settlement
+                   in db.execute("SELECT number, settlement FROM coups WHERE settlement IS NOT NULL")}
+    finally:
+        db.close()
+    assert flags == Counter((f.coup, f.kind, f.seat) for plan in timeline.coups for f in plan.flags)
+    assert (1, "overpaid", 3) in flags or (1, "overpaid", 1) in flags
+    assert {number: settlement for number, settlement in settled.items()} == {
+        plan.number: plan.settlement for plan in timeline.coups}
