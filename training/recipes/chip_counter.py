@@ -20,7 +20,7 @@ CHIPS = "python -m training.train_chips"
 RECIPE = Recipe(
     model="chip_counter.pt",
     stages=(
-        Stage("render-tall", "2026-12-03", None,
+        Stage("render-tall", "2026-12-03", "dfd8f4a",
               "12 epochs from fresh weights on 14,000 rendered bet zones, a quarter of the piles 6 to 10 chips high and"
               " labelled as the top class (too many to count); the last epoch kept, as the rule written before"
               " training said",
