@@ -21,8 +21,9 @@ stores are then read, and for each coup compared:
 It also counts the dealer's confirmations: the amounts the virtual dealer keyed because the camera could not vouch
 for a zone's chips (the demo's summary line), per run and per coup of the rendered camera.
 
-The corpus: ``deploy/demo-script.toml`` (every fault kind of the script once) and ``--random`` coups drawn from a
-seed of its own for each profile (1 to 7 seats, bonus, purchase, jackpot as the profile has them). The time per
+The corpus: ``deploy/demo-script.toml`` (every fault kind of the script once), ``benchmarks/decision-timeout.toml``
+(a player's decision time running out, waited for real: about 35 s a coup) and ``--random`` coups drawn from a seed
+of its own for each profile (1 to 7 seats, bonus, purchase, jackpot as the profile has them). The time per
 coup is the demo's own (« N coups played in X s »: the stack's start and the models' loading left out). It reports
 what it measures; it is never a timed test.
 """
@@ -45,6 +46,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from controller.profiles import profile_names  # noqa: E402
+
+#: the scripts of the default corpus: every fault kind of the script once, and a decision timer running out
+DEFAULT_SCRIPTS = ["deploy/demo-script.toml", "benchmarks/decision-timeout.toml"]
 
 
 @dataclass(frozen=True)
@@ -165,7 +169,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--script", action="append", default=None,
-                        help="a coup script (repeatable; default deploy/demo-script.toml)")
+                        help=f"a coup script (repeatable; default {' and '.join(DEFAULT_SCRIPTS)})")
     parser.add_argument("--no-script", action="store_true", help="random coups only")
     parser.add_argument("--random", type=int, default=3, help="random coups per profile (default 3)")
     parser.add_argument("--seed", type=int, default=1, help="the first profile's seed; the next ones count on")
@@ -179,7 +183,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.no_script and args.script:
         parser.error("--no-script with --script: give one or the other")
-    scripts = [] if args.no_script else args.script if args.script is not None else ["deploy/demo-script.toml"]
+    scripts = [] if args.no_script else args.script if args.script is not None else DEFAULT_SCRIPTS
     parts = [Part(f"script {s}", ["--script", s]) for s in scripts]
     if args.random:
         # a seed of its own for each profile, so that no two profiles play the same draw of seats and bets

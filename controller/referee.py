@@ -173,6 +173,8 @@ class Referee:
                 state = table.seats.get(seat)
                 if table.phase is Phase.DECISIONS and state is not None and state.decision is None and amount:
                     return Raise(t, seat, amount)
+                if state is not None and state.decision is Decision.RAISE and amount == state.raise_amount:
+                    return None  # the raise as already decided (the rule raised for a player out of time)
                 return _refusal("raise", "chips in the raise box are a raise only while the seat decides",
                                 f"jetons dans la case relance de la place {seat} hors de sa décision")
             case ChipsChanged(seat=seat, box=box, amount=amount):

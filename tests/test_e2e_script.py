@@ -11,6 +11,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from controller.sim.script import load_script
 from controller.sim.world import build_timeline
 
@@ -52,3 +54,23 @@ def test_the_demo_script_through_the_whole_stack_leaves_exactly_the_expected_fla
     check = subprocess.run([sys.executable, "-m", "controller.cli", "verify-log", str(store)], cwd=ROOT,
                            capture_output=True, text=True, timeout=60)
     assert check.returncode == 0 and "the chain is intact" in check.stdout, check.stdout + check.stderr
+
+
+@pytest.mark.slow
+def test_a_decision_time_running_out_is_waited_for_keyed_and_decided_by_the_rule(tmp_path):
+    script = tmp_path / "timeout.toml"
+    script.write_text((ROOT / "benchmarks" / "decision-timeout.toml").read_text().split("\n[[coup]]\nseed = 2")[0])
+    timeline = build_timeline(load_script(script))
+    assert [f.kind for f in timeline.coups[0].flags] == ["decision_timeout"]
+    result = subprocess.run([sys.executable, "-m", "controller.cli", "demo", "--script", str(script), "--headless",
+                             "--camera", "direct", "--folder", str(tmp_path / "run")],
+                            cwd=ROOT, capture_output=True, text=True, timeout=170)
+    assert result.returncode == 0, result.stdout + result.stderr
+    db = sqlite3.connect(tmp_path / "run" / "var" / "events.sqlite")
+    try:
+        flags = db.execute("SELECT kind, seat FROM flags").fetchall()
+        (settlement,) = db.execute("SELECT settlement FROM coups WHERE number = 1").fetchone()
+    finally:
+        db.close()
+    assert flags == [("decision_timeout", 4)]
+    assert json.loads(settlement) == timeline.coups[0].settlement  # the rule raised for seat 4: its raise was paid

@@ -42,6 +42,16 @@ def _flags(text: str) -> Counter[tuple[str, int | None]]:
 # --- parsing ------------------------------------------------------------------------------------------------------
 
 
+TIMEOUT_SCRIPT = DEMO_SCRIPT.parent.parent / "benchmarks" / "decision-timeout.toml"
+
+
+def test_a_decision_timeout_needs_a_profile_with_a_timer():
+    text = ('profile = "fr-2007"\nseats = [1]\n[[coup]]\nbets = { 1 = { ante = 1000 } }\n'
+            'faults = [{ kind = "decision_timeout", seat = 1 }]\n')
+    with pytest.raises(ScriptError, match="faults\\[1\\].kind.*profile fr-2007 has no decision timer"):
+        parse_script(text)
+
+
 def test_the_demo_script_parses_with_its_seats_decks_decisions_and_every_fault_once():
     script = load_script(DEMO_SCRIPT)
     assert script.profile == "fr-2007" and script.seats == (1, 3, 5)
@@ -51,7 +61,9 @@ def test_the_demo_script_parses_with_its_seats_decks_decisions_and_every_fault_o
     assert sorted(map(str, first.deck)) == sorted(map(str, full_deck()))  # the rest of the shoe follows
     assert first.bets[1].bonus == 200 and first.bets[3].ante == 2000
     assert (first.decisions[3].action, first.decisions[5].action, first.decisions[5].discard) == ("fold", "buy", 4)
-    assert sorted(f.kind for coup in script.coups for f in coup.faults) == sorted(FAULTS)
+    # every fault but the decision timeout, which needs a profile with a timer (benchmarks/decision-timeout.toml)
+    assert sorted(f.kind for coup in script.coups for f in coup.faults) == sorted(set(FAULTS) - {"decision_timeout"})
+    assert [f.kind for coup in load_script(TIMEOUT_SCRIPT).coups for f in coup.faults] == ["decision_timeout"] * 2
     assert script.coups[1].fault("camera_dropout")["seconds"] == 1.0  # type: ignore[index]
     assert script.coups[4].fault("bet_changed_after_rnvp")["box"] == "ante"  # type: ignore[index]  # default
 

@@ -39,6 +39,7 @@ from .world import (
     CoupPlan,
     CutCardSensor,
     KeypadEntry,
+    Pause,
     SceneChange,
     SerialNoise,
     ShoeDraw,
@@ -161,7 +162,8 @@ def coup_line(coup: int, settlement: dict[str, Any]) -> str:
 
 _STEP_WORDS: dict[type, str] = {SceneChange: "a change on the felt", ButtonPress: "a button", ShoeDraw: "a card out "
                                 "of the shoe", KeypadEntry: "a keypad entry", CutCardSensor: "the cut card",
-                                CameraDropout: "the camera unplugged", SerialNoise: "noise on the shoe's line"}
+                                CameraDropout: "the camera unplugged", SerialNoise: "noise on the shoe's line",
+                                Pause: "a decision time running out"}
 
 
 def _coups(count: int) -> str:

@@ -40,6 +40,8 @@ FAULTS: dict[str, dict[str, Any]] = {
     "player_looks": {"seat": ..., "round": 3},
     "cut_card_missing": {},
     "camera_dropout": {"seconds": 2.0},
+    # the player lets his decision time run out (a profile with a decision timer): the table waits it out for real
+    "decision_timeout": {"seat": ...},
     "serial_noise": {"bytes": 64},
     # the dealer's payment: seat 0 stands for the first seat paid that the fault can apply to
     "overpay": {"seat": 0, "amount": 500},
@@ -222,6 +224,9 @@ def _parse_coup(reader: _Reader, number: int, spec: dict[str, Any], seats: tuple
         raise reader.fail("faults", "expected a list of { kind = NAME, ... }", number)
     faults = tuple(_parse_fault(reader, index, fault, number, seats, bets)
                    for index, fault in enumerate(faults_value))
+    for index, fault in enumerate(faults):
+        if fault.kind == "decision_timeout" and not profile.decision_timer:
+            raise reader.fail(f"faults[{index + 1}].kind", f"profile {profile.name} has no decision timer", number)
     return CoupScript(deck, bets, decisions, faults)
 
 
@@ -309,7 +314,8 @@ def load_script(path: str | Path) -> Script:
     return parse_script(text, str(source))
 
 
-#: faults a random script draws from (the timing ones are left to scripts: they slow a run down)
+#: faults a random script draws from (the timing ones, the camera's dropout and the decision timeout, are left to
+#: scripts: they slow a run down)
 RANDOM_FAULTS = ("exposed_card", "out_of_turn", "wrong_count", "bet_changed_after_rnvp", "vacant_seat_bet",
                  "duplicate_card", "player_looks", "cut_card_missing", "serial_noise", *PAYMENT_FAULTS)
 

@@ -51,6 +51,7 @@ from .world import (
     CutCardSensor,
     DirectVision,
     KeypadEntry,
+    Pause,
     SceneChange,
     SceneDriver,
     SerialNoise,
@@ -280,6 +281,8 @@ class VirtualTable:
                     self._absorb(20)
             case SerialNoise(data=data):
                 self.shoe.noise(data)
+            case Pause(seconds=seconds):
+                self.pause(seconds)
 
     def _watch_camera(self, camera: RenderedCamera) -> None:
         """Until the vision process has published what a perfect camera would for this scene change (or a while

@@ -35,6 +35,7 @@ from controller.rules.operations import (
     BuyCard,
     DealBoughtCard,
     DealCard,
+    DecisionTimeout,
     EndCoup,
     EndDeal,
     Fold,
@@ -105,7 +106,14 @@ class SerialNoise:
     data: bytes
 
 
-Step = SceneChange | ButtonPress | CutCardSensor | ShoeDraw | KeypadEntry | CameraDropout | SerialNoise
+@dataclass(frozen=True)
+class Pause:
+    """Time passing at the table with nothing happening (a player's decision time running out)."""
+
+    seconds: float
+
+
+Step = SceneChange | ButtonPress | CutCardSensor | ShoeDraw | KeypadEntry | CameraDropout | SerialNoise | Pause
 
 
 @dataclass(frozen=True)
@@ -290,6 +298,24 @@ class World:
                 for stack in [s for s in self.scene.chips if s.seat == seat and s.box in target]:
                     self._paying_chips(seat, stack.box, 0)  # the player takes his chips
 
+    def _let_decision_time_run_out(self, seat: int) -> bool:
+        """The player does not decide: the dealer turns his cards up (the profile's rule decides on them), the time
+        runs out, the dealer keys it; the rule raises for him (his raise put in the box) or folds his hand. True if
+        it raised."""
+        table = self.table
+        for placed in self.scene.hand(seat):
+            self._turn_up(seat, placed.index)
+        seconds = self.rules.profile.decision_seconds + 1
+        self.steps.append(Pause(seconds))
+        self.t += seconds * 1000
+        self._keypad(DecisionTimeout(self._tick(), seat))
+        amount = table.seats[seat].raise_amount
+        if amount:
+            self._show(self.scene.with_chips(seat, "raise", make_stack(amount)))
+            return True
+        self._show(replace(self.scene, cards=tuple(c for c in self.scene.cards if c.position != seat)))
+        return False
+
     def _paying_chips(self, seat: int, zone: str, amount: int) -> None:
         try:
             chips = make_stack(amount)
@@ -354,6 +380,11 @@ class World:
         raised, buyers = [], []
         for seat in players:
             if table.seats[seat].hand_void:
+                continue
+            timeout = coup.fault("decision_timeout")
+            if timeout and timeout["seat"] == seat:
+                if self._let_decision_time_run_out(seat):
+                    raised.append(seat)
                 continue
             decision = coup.decisions.get(seat, Decision("auto"))
             if decision.action == "auto":
