@@ -18,6 +18,10 @@ stores are then read, and for each coup compared:
 - the flags: (kind, seat) as a multiset. A flag only the rendered run raised is a false flag; one only the perfect
   camera's run raised is a missed flag.
 
+With ``--condition NAME`` (repeatable) the corpus is also played by the rendered camera under that condition
+(``controller/sim/conditions.py``: sensor noise, motion blur, compression, glare, a blue felt, another deck, a knocked
+camera), each compared apart with the perfect camera's run (``by_camera`` in the JSON).
+
 It also counts the dealer's confirmations: the amounts the virtual dealer keyed because the camera could not vouch
 for a zone's chips (the demo's summary line), per run and per coup of the rendered camera.
 
@@ -46,6 +50,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from controller.profiles import profile_names  # noqa: E402
+from controller.sim.conditions import CONDITIONS  # noqa: E402
 
 #: the scripts of the default corpus: every fault kind of the script once, and a decision timer running out
 DEFAULT_SCRIPTS = ["deploy/demo-script.toml", "benchmarks/decision-timeout.toml"]
@@ -93,9 +98,12 @@ def read_store(path: Path) -> dict[int, Coup]:
 
 
 def play(part: Part, camera: str, folder: Path, timeout_s: float) -> None:
-    """``part`` played by the demo with ``camera``; a run that fails or hangs is recorded as failed, not fatal."""
+    """``part`` played by the demo with ``camera`` (``rendered``, or ``rendered+CONDITION``, or ``direct``); a run
+    that fails or hangs is recorded as failed, not fatal."""
+    kind, _, condition = camera.partition("+")
     try:
-        done = subprocess.run([sys.executable, "-m", "controller.cli", "demo", "--headless", "--camera", camera,
+        done = subprocess.run([sys.executable, "-m", "controller.cli", "demo", "--headless", "--camera", kind,
+                               *(["--camera-condition", condition] if condition else []),
                                "--folder", str(folder), *part.args], cwd=ROOT, capture_output=True, text=True,
                               timeout=timeout_s)
     except subprocess.TimeoutExpired:
@@ -111,24 +119,25 @@ def play(part: Part, camera: str, folder: Path, timeout_s: float) -> None:
     part.coups[camera] = read_store(folder / "var" / "events.sqlite")
 
 
-def compare(parts: list[Part]) -> dict[str, object]:
+def compare(parts: list[Part], rendered: str = "rendered") -> dict[str, object]:
+    """The perfect camera's runs against the ``rendered`` ones (``rendered+CONDITION`` for a condition's)."""
     coups = same = voided_differently = unmatched = 0
     false_flags: Counter = Counter()
     missed_flags: Counter = Counter()
     differences: list[str] = []
-    compared = [part for part in parts if not part.failed]
+    compared = [part for part in parts if not {"direct", rendered} & set(part.failed)]
     for part in compared:
-        perfect, rendered = part.coups["direct"], part.coups["rendered"]
+        perfect, seen = part.coups["direct"], part.coups[rendered]
         if sorted(perfect) != list(range(1, len(perfect) + 1)):
             differences.append(f"{part.name}: the perfect camera's coups are numbered {sorted(perfect)}")
-        for number in sorted(set(perfect) | set(rendered)):
+        for number in sorted(set(perfect) | set(seen)):
             coups += 1
             want = perfect.get(number) or Coup(False, False, (), Counter())
-            got = rendered.get(number) or Coup(False, False, (), Counter())
+            got = seen.get(number) or Coup(False, False, (), Counter())
             where = f"{part.name} coup {number}"
-            if number not in perfect or number not in rendered:
+            if number not in perfect or number not in seen:
                 unmatched += 1
-                differences.append(f"{where}: recorded by the {'rendered' if number in rendered else 'perfect'}"
+                differences.append(f"{where}: recorded by the {'rendered' if number in seen else 'perfect'}"
                                    " camera's run only")
             same += want == got
             if want.void != got.void:
@@ -144,9 +153,11 @@ def compare(parts: list[Part]) -> dict[str, object]:
             for kind_seat, count in sorted((want.flags - got.flags).items(), key=str):
                 missed_flags[kind_seat[0]] += count
                 differences.append(f"{where}: missed flag {kind_seat} x{count}")
+    cameras = ("direct", rendered)
     played = {camera: sum(len([c for c in p.coups[camera].values() if c.settled]) for p in compared)
-              for camera in ("direct", "rendered")}
+              for camera in cameras}
     return {
+        "camera": rendered,
         "coups": coups,
         "settlements_identical": round(same / coups, 3) if coups else None,
         "settlements_identical_count": same,
@@ -154,12 +165,11 @@ def compare(parts: list[Part]) -> dict[str, object]:
         "coups_unmatched": unmatched,
         "false_flags": sum(false_flags.values()), "false_flags_by_kind": dict(false_flags),
         "missed_flags": sum(missed_flags.values()), "missed_flags_by_kind": dict(missed_flags),
-        "confirmations": {camera: sum(p.confirmations.get(camera, 0) for p in compared)
-                          for camera in ("direct", "rendered")},
-        "confirmations_per_coup": round(sum(p.confirmations.get("rendered", 0) for p in compared) / coups, 3)
+        "confirmations": {camera: sum(p.confirmations.get(camera, 0) for p in compared) for camera in cameras},
+        "confirmations_per_coup": round(sum(p.confirmations.get(rendered, 0) for p in compared) / coups, 3)
         if coups else None,
         "seconds_per_coup": {camera: round(sum(p.seconds[camera] for p in compared) / max(1, played[camera]), 2)
-                             for camera in ("direct", "rendered")},
+                             for camera in cameras},
         "parts_failed": {part.name: part.failed for part in parts if part.failed},
         "differences": differences,
     }
@@ -180,7 +190,14 @@ def main() -> int:
                         help="keep each run's folder (configuration, event store, logs) under DIR, to look into a "
                              "difference afterwards")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds one demo run may take (default 1800)")
+    parser.add_argument("--condition", action="append", choices=sorted(CONDITIONS), default=[], metavar="NAME",
+                        help="also play the corpus with the rendered camera under this condition, compared apart "
+                             f"(repeatable): {', '.join(CONDITIONS)}")
+    parser.add_argument("--conditions-only", action="store_true",
+                        help="with --condition: skip the rendered camera's plain run")
     args = parser.parse_args()
+    if args.conditions_only and not args.condition:
+        parser.error("--conditions-only needs --condition")
     if args.no_script and args.script:
         parser.error("--no-script with --script: give one or the other")
     scripts = [] if args.no_script else args.script if args.script is not None else DEFAULT_SCRIPTS
@@ -196,20 +213,23 @@ def main() -> int:
         args.keep.mkdir(parents=True, exist_ok=True)
     with (contextlib.nullcontext(str(args.keep)) if args.keep is not None
           else tempfile.TemporaryDirectory(prefix="conformance-")) as work:
+        renders = ([] if args.conditions_only else ["rendered"]) + [f"rendered+{c}" for c in args.condition]
         for k, part in enumerate(parts):
-            for camera in ("direct", "rendered"):
+            for camera in ("direct", *renders):
                 print(f"[{k + 1}/{len(parts)}] {part.name}: {camera} camera", file=sys.stderr, flush=True)
                 play(part, camera, Path(work) / f"{k}-{camera}", args.timeout)
-    result = compare(parts)
+    results = [compare(parts, camera) for camera in renders]
+    result = results[0] if len(results) == 1 else {"by_camera": {r["camera"]: r for r in results}}
     if args.json:
         print(json.dumps(result))
         return 0
-    for key, value in result.items():
-        if key != "differences":
-            print(f"{key}: {value}")
-    print("differences:" if result["differences"] else "differences: none")
-    for line in result["differences"]:
-        print(f"  {line}")
+    for each in results:
+        for key, value in each.items():
+            if key != "differences":
+                print(f"{key}: {value}")
+        print("differences:" if each["differences"] else "differences: none")
+        for line in each["differences"]:
+            print(f"  {line}")
     return 0
 
 

@@ -38,9 +38,11 @@ from .rules.operations import (
     Box,
     DealBoughtCard,
     DealCard,
+    DecisionTimeout,
     EndCoup,
     EndDeal,
     ExposeCard,
+    Fold,
     IdentifyCard,
     NoMoreBets,
     Operation,
@@ -61,8 +63,8 @@ log = logging.getLogger(__name__)
 
 #: How many refusals of the coup the state keeps, the latest last.
 KEPT_REFUSALS = 5
-#: The bet zones as the dealer names them.
-ZONES_FR = {"ante": "ante", "raise": "relance", "bonus": "bonus", "jackpot": "jackpot"}
+#: The bet zones as the dealer names them (the raise box is no ``Box``: a raise is a decision, not a bet).
+ZONES_FR = {**{box.value: box.label_fr.lower() for box in Box}, "raise": "relance"}
 
 
 @dataclass
@@ -107,6 +109,9 @@ class Outcome:
 @dataclass
 class Devices:
     camera_online: bool | None = None
+    #: times the camera was knocked and calibrated again, and how far its last knock moved the felt (pixels)
+    camera_knocks: int = 0
+    camera_moved_px: float = 0.0
     shoe_connected: bool | None = None
     shoe_present: bool | None = None
     cut_card_seen: bool | None = None
@@ -149,9 +154,9 @@ class Referee:
             case ButtonPressed(button="end_of_deal"):
                 return EndDeal(t)
             case ButtonPressed(button="payment_done"):
-                due = table.payments_due()
+                seat = table.seat_being_paid()
                 watched = self.devices.camera_online is True  # a camera offline, or never heard of, saw nothing paid
-                return PaymentDone(t, due[0], watched) if due else EndCoup(t, watched)
+                return PaymentDone(t, seat, watched) if seat is not None else EndCoup(t, watched)
             case CardPlaced(position=position, card=text, face_up=face_up):
                 card = parse_card(text) if text else None
                 seat = table.seats.get(position)
@@ -190,8 +195,11 @@ class Referee:
                     return _refusal("jackpot-meter", f"a jackpot meter of {amount} cents",
                                     f"compteur du jackpot à {euros_fr(amount)}", "compteur du jackpot refusé")
                 self.jackpot_meter = amount
-            case CameraStatus(online=online):
+            case CameraStatus(online=online, moved_px=moved_px):
                 self.devices.camera_online = online
+                if moved_px:
+                    self.devices.camera_knocks += 1
+                    self.devices.camera_moved_px = moved_px
             case ShoeLink(connected=connected, corrupt_frames=corrupt, sequence_gaps=gaps):
                 self.devices.shoe_connected = connected
                 self.devices.shoe_corrupt_frames, self.devices.shoe_sequence_gaps = corrupt, gaps
@@ -222,8 +230,10 @@ class Referee:
         if isinstance(operation, Refusal):
             return Outcome(refused=operation.reason, refusal=operation)
         body = envelope.body
+        if isinstance(body, ChipsChanged) and body.sure:
+            self.to_confirm.pop((body.seat, body.box), None)  # a sure reading settles a doubt, whatever it does
         if (isinstance(body, ChipsChanged) and not body.sure
-                and self.table.phase not in (Phase.BETTING, Phase.PAYING)):
+                and self.table.phase in (Phase.DEALING, Phase.DECISIONS, Phase.SHOWDOWN)):
             # Nothing is decided or flagged on a doubtful amount: a raise, or a bet that seems to move after « rien
             # ne va plus », waits for the dealer's amount (or a sure reading). While bets are placed or a coup paid,
             # the reading is taken as read and the dealer's amount replaces it; the button waits for it.
@@ -253,37 +263,39 @@ class Referee:
         return Outcome(operation, flags=self.table.flags[flags_before:])
 
     def _confirmation_wait(self, operation: Operation) -> Refusal | None:
-        """« Rien ne va plus » waits for every bet to be vouched for, « paiement terminé » for the seat's zones."""
+        """« Rien ne va plus » waits for every bet to be vouched for, « paiement terminé » for the seat's zones and
+        the coup's end for all (unless the camera is not watching: nothing is checked then)."""
         if isinstance(operation, NoMoreBets):
             waiting = sorted(self.to_confirm)
-        elif isinstance(operation, PaymentDone):
-            waiting = sorted(key for key in self.to_confirm if key[0] == operation.seat)
+        elif isinstance(operation, PaymentDone | EndCoup) and operation.watched:
+            waiting = sorted(key for key in self.to_confirm
+                             if not isinstance(operation, PaymentDone) or key[0] == operation.seat)
         else:
             return None
         if not waiting:
             return None
         names = ", ".join(f"seat {seat} {box}" for seat, box in waiting)
         names_fr = ", ".join(f"place {seat} {ZONES_FR[box]}" for seat, box in waiting)
+        amounts = "montants" if len(waiting) > 1 else "montant"
         return _refusal(operation.kind, f"{names}: the camera's reading is to be confirmed",
-                        f"{names_fr} : montant à confirmer", operation=operation)
+                        f"{names_fr} : {amounts} à confirmer", operation=operation)
 
     def _follow_confirmations(self, envelope: Envelope, operation: Operation, coup: int) -> None:
         """A chip reading the camera does not vouch for is held « à confirmer »; the dealer's amount keyed for that
-        zone, or the camera's next sure reading, settles it. A new coup starts with none."""
+        zone, or the camera's next sure reading, settles it; a fold or a decision timeout settles a doubtful raise.
+        A new coup keeps only the doubts on antes left on the felt for it."""
         if self.table.coup.number != coup:
-            self.to_confirm.clear()
+            self.to_confirm = {(seat, box): amount for (seat, box), amount in self.to_confirm.items()
+                               if box == "ante" and self.table.seats[seat].bets.get(Box.ANTE)}
             return
         match envelope.body, operation:
-            case ChipsChanged(seat=seat, box=box, amount=amount, sure=sure), _:
-                if sure:
-                    self.to_confirm.pop((seat, box), None)
-                else:
-                    self.to_confirm[seat, box] = amount
+            case ChipsChanged(seat=seat, box=box, amount=amount, sure=False), _:
+                self.to_confirm[seat, box] = amount
             case DealerOperation(), PlaceBet(seat=seat, box=box):
                 self.to_confirm.pop((seat, box.value), None)
             case DealerOperation(), PaymentSeen(seat=seat, zone=zone):
                 self.to_confirm.pop((seat, zone), None)
-            case DealerOperation(), Raise(seat=seat):
+            case _, Raise(seat=seat) | Fold(seat=seat) | DecisionTimeout(seat=seat):
                 self.to_confirm.pop((seat, "raise"), None)
 
     def _settlement_wait(self, operation: Operation) -> ActionRefused | None:
@@ -326,6 +338,8 @@ class Referee:
         if refusal.operation is None:
             return None if refusal.kind == accepted.kind else refusal
         now = self.table.log[-1].t if self.table.log else 0
+        if waiting := self._confirmation_wait(replace(refusal.operation, t=now)):
+            return replace(refusal, reason=waiting.reason, reason_fr=waiting.reason_fr)
         try:
             self.table.verify(replace(refusal.operation, t=now))
         except RulesError as error:

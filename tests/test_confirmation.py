@@ -6,7 +6,7 @@ from __future__ import annotations
 from tables import rules_for
 from test_payment import _event, settled_referee
 
-from controller.bus.schema import ButtonPressed, ChipsChanged, DealerOperation
+from controller.bus.schema import ButtonPressed, CameraStatus, ChipsChanged, DealerOperation
 from controller.referee import Referee
 from controller.rules.cards import full_deck
 from controller.rules.history import format_operation
@@ -48,6 +48,7 @@ def test_a_sure_reading_settles_the_doubt_and_a_new_doubt_comes_back():
 
 def test_an_unsure_payment_holds_that_seats_payment_done_and_the_dealers_amount_is_checked():
     referee, t = settled_referee()
+    referee.handle(_event(CameraStatus(True), t))
     referee.handle(_event(ChipsChanged(6, "ante", 2000), t))
     referee.handle(_event(ChipsChanged(6, "raise", 9000, sure=False), t + 1))
     outcome = referee.handle(_event(ButtonPressed("payment_done"), t + 2))

@@ -88,5 +88,4 @@ def test_every_doubt_is_confirmed_by_the_dealer_and_the_coups_settle_as_the_rule
         db.close()
     assert flags == Counter((f.coup, f.kind, f.seat) for plan in timeline.coups for f in plan.flags)
     assert (1, "overpaid", 3) in flags or (1, "overpaid", 1) in flags
-    assert {number: settlement for number, settlement in settled.items()} == {
-        plan.number: plan.settlement for plan in timeline.coups}
+    assert settled == {plan.number: plan.settlement for plan in timeline.coups}

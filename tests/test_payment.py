@@ -73,9 +73,9 @@ def test_too_much_too_little_and_a_stake_left_are_flagged_with_their_amounts():
     table.apply(EndCoup(table.log[-1].t + 1, watched=True))
     flags = {(flag.kind, flag.seat): flag for flag in table.flags}
     assert set(flags) == {(FlagKind.OVERPAID, 6), (FlagKind.UNDERPAID, 4), (FlagKind.STAKE_NOT_COLLECTED, 3)}
-    assert flags[FlagKind.OVERPAID, 6].detail_fr == "place 6 : trop payé 5,00 €"
+    assert flags[FlagKind.OVERPAID, 6].detail_fr == "place 6 : trop payé de 5,00 €"
     assert flags[FlagKind.UNDERPAID, 4].detail_fr == "place 4 : il manque 10,00 €"
-    assert flags[FlagKind.STAKE_NOT_COLLECTED, 3].detail_fr == "place 3 : mise perdante de 10,00 € non ramassée"
+    assert flags[FlagKind.STAKE_NOT_COLLECTED, 3].detail_fr == "place 3 : reste 10,00 € de mise perdue à ramasser"
 
 
 def test_the_live_check_shows_an_overpayment_before_the_button_and_the_judgement_stays_after_the_pickup():
@@ -130,16 +130,15 @@ def test_chips_put_on_a_later_seat_before_the_first_is_paid_are_out_of_order_onc
     assert kinds(table) == [("paid_out_of_order", 1)]
 
 
-def test_a_stake_already_gone_is_no_stake_left_and_chips_beyond_a_losing_stake_are_the_players():
+def test_a_losing_seat_collected_before_the_others_are_paid_raises_nothing():
     table = settled()
-    table.apply(PlaceBet(table.log[-1].t + 1, 3, Box.BONUS, 0))  # nothing there: a no-op for the check
     pay(table, 3, "ante", 0)
     pay(table, 3, "raise", 0)
     for seat in (6, 4, 1):
         pay_right(table, seat)
         done(table, seat)
     table.apply(EndCoup(table.log[-1].t + 1, watched=True))
-    assert kinds(table) == []
+    assert kinds(table) == [] and table.closing_flags == []
 
 
 def test_payment_operations_are_refused_outside_the_payment_and_for_an_unknown_zone():
@@ -189,7 +188,106 @@ def test_the_referee_reads_chips_while_paying_as_payments_and_the_button_says_wh
     assert outcome.operation.watched is False and outcome.flags == []
 
 
+
+
+def settled_with(hands: dict[int, str], raises: dict[int, bool]) -> Table:
+    table = showdown(dealt_table(rules_for("fr-1959"), hands), raises)
+    assert table.phase is Phase.PAYING
+    return table
+
+
+def test_returned_and_pushed_stakes_are_the_players_to_take_back_before_the_coups_end():
+    # a tie: pair of aces, seven, eight, nine on both sides: ante and raise pushed
+    table = settled_with({1: "As Ad 7c 8h 9s", DEALER: "Ah Ac 7d 8s 9c"}, {1: True})
+    assert table.payments_due() == []
+    pay(table, 1, "ante", 0)  # the player takes his stakes back
+    pay(table, 1, "raise", 0)
+    table.apply(EndCoup(table.log[-1].t + 1, watched=True))
+    assert kinds(table) == [] and table.closing_flags == []
+
+
+def test_no_game_a_returned_raise_taken_back_before_the_press_is_no_shortfall():
+    # the dealer has no ace-king: « pas de jeu », the ante paid even money, the raise returned
+    table = settled_with({1: "As Ad 7c 8h 9s", DEALER: "Qh Jc 7d 8s 2c"}, {1: True})
+    pay(table, 1, "raise", 0)  # the player takes his returned raise at once
+    pay(table, 1, "ante", 2000)  # the dealer pays the ante
+    done(table, 1)
+    assert kinds(table) == []
+    # an ante paid short is still short
+    table = settled_with({1: "As Ad 7c 8h 9s", DEALER: "Qh Jc 7d 8s 2c"}, {1: True})
+    pay(table, 1, "ante", 1500)
+    done(table, 1)
+    assert kinds(table) == [("underpaid", 1)]
+
+
+def test_a_losing_zone_once_collected_may_take_the_next_bet_and_a_stake_left_shows_in_the_next_coup():
+    table = settled()
+    for seat in (6, 4, 1):
+        pay_right(table, seat)
+        done(table, seat)
+    pay(table, 3, "raise", 0)
+    pay(table, 3, "ante", 0)  # collected...
+    pay(table, 3, "ante", 1000)  # ...and the player's next ante put down
+    table.apply(EndCoup(table.log[-1].t + 1, watched=True))
+    assert table.closing_flags == []
+    table = settled()
+    for seat in (6, 4, 1):
+        pay_right(table, seat)
+        done(table, seat)
+    pay(table, 3, "raise", 0)  # the ante left on the felt
+    table.apply(EndCoup(table.log[-1].t + 1, watched=True))
+    shown = table_summary(table)
+    assert shown["phase"] == "betting" and shown["flags"] == []  # the new coup's own flags: none yet
+    assert [(f["kind"], f["seat"]) for f in shown["closing_flags"]] == [("stake_not_collected", 3)]
+
+
+def test_the_dealers_amount_keyed_while_paying_is_what_the_payment_is_checked_on():
+    table = settled()
+    pay(table, 6, "ante", 1500)  # read 15 €, the camera unsure: the dealer keys what lies there
+    table.apply(PlaceBet(table.log[-1].t + 1, 6, Box.ANTE, 2000))
+    pay(table, 6, "raise", 4000)
+    done(table, 6)
+    assert kinds(table) == []
+
+
+def test_the_button_judges_the_seat_the_dealer_paid_even_out_of_order():
+    referee, t = settled_referee()
+    referee.handle(_event(CameraStatus(True), t))
+    referee.handle(_event(ChipsChanged(4, "ante", 2000), t + 1))  # seat 4 paid before seat 6
+    referee.handle(_event(ChipsChanged(4, "raise", 4000), t + 2))
+    outcome = referee.handle(_event(ButtonPressed("payment_done"), t + 3))
+    assert outcome.operation.seat == 4 and [f.kind.value for f in outcome.flags] == []
+    assert [f.kind.value for f in referee.table.coup_flags()] == ["paid_out_of_order"]
+    referee.handle(_event(ChipsChanged(6, "ante", 2000), t + 4))
+    referee.handle(_event(ChipsChanged(6, "raise", 4000), t + 5))
+    outcome = referee.handle(_event(ButtonPressed("payment_done"), t + 6))
+    assert outcome.operation.seat == 6 and outcome.flags == []
+
+
+def test_the_coups_end_waits_for_doubts_and_a_doubtful_ante_left_for_the_next_coup_stays_in_doubt():
+    referee, t = settled_referee()
+    referee.handle(_event(CameraStatus(True), t))
+    for k, seat in enumerate((6, 4, 1)):
+        referee.handle(_event(ChipsChanged(seat, "ante", 2000), t + 10 * k + 1))
+        referee.handle(_event(ChipsChanged(seat, "raise", 4000), t + 10 * k + 2))
+        assert referee.handle(_event(ButtonPressed("payment_done"), t + 10 * k + 3)).refused is None
+    referee.handle(_event(ChipsChanged(3, "raise", 0), t + 40))
+    referee.handle(_event(ChipsChanged(3, "ante", 0), t + 41))
+    referee.handle(_event(ChipsChanged(6, "ante", 6000, sure=False), t + 42))  # seat 6's next ante, in doubt
+    outcome = referee.handle(_event(ButtonPressed("payment_done"), t + 43))
+    assert outcome.refusal is not None and outcome.refusal.reason_fr == "place 6 ante : montant à confirmer"
+    referee.handle(_event(CameraStatus(False, "unplugged"), t + 44))  # unwatched: nothing to wait for
+    assert isinstance(referee.handle(_event(ButtonPressed("payment_done"), t + 45)).operation, EndCoup)
+    assert referee.table.phase is Phase.BETTING
+    assert referee.state()["to_confirm"] == [{"seat": 6, "box": "ante", "amount": 6000}]
+    assert referee.handle(_event(ButtonPressed("no_more_bets"), t + 46)).refusal is not None
+
+
 def test_a_raise_box_emptied_after_the_coup_is_no_refused_raise():
-    referee = Referee(rules_for("fr-1959"))
-    outcome = referee.handle(_event(ChipsChanged(3, "raise", 0), 1))
+    referee, t = settled_referee()
+    for _ in range(3):  # the three seats owed, then the coup's end (no camera: nothing checked)
+        referee.handle(_event(ButtonPressed("payment_done"), t))
+    referee.handle(_event(ButtonPressed("payment_done"), t + 1))
+    assert referee.table.phase is Phase.BETTING
+    outcome = referee.handle(_event(ChipsChanged(3, "raise", 0), t + 2))
     assert outcome.operation is None and outcome.refusal is None

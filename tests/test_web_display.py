@@ -270,7 +270,7 @@ def test_the_dealer_sees_the_refusal_the_alerts_and_what_to_do(display):
 
 
 def test_the_dealer_sees_the_cameras_verdict_on_each_payment(display):
-    """Once « paiement terminé » is pressed for a seat: « payé ✓ », what is wrong, or « non vérifié » when the camera
+    """Once « paiement terminé » is pressed for a seat: « payée ✓ », what is wrong, or « non vérifié » when the camera
     was offline. Before it, only chips beyond what the seat is owed: what is still to pay or to collect is no fault
     yet."""
     expect = playwright_api.expect
@@ -300,7 +300,7 @@ def test_the_dealer_sees_the_cameras_verdict_on_each_payment(display):
             expect(row(seat).locator(".state")).to_have_text("")
             expect(row(seat).locator(".fault")).to_have_count(0)
 
-    verdicts({"short": "manque", "stake": "mise à ramasser", "over": "trop payé", "right": "payé ✓",
+    verdicts({"short": "manque", "stake": "mise à ramasser", "over": "trop payé", "right": "payée ✓",
               "unchecked": "non vérifié"}, euros)
     fault = row(6).locator(".fault").first
     assert fault.evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(200, 16, 46)"  # the alerts' red

@@ -120,6 +120,15 @@ def find_markers(image_bgr: np.ndarray) -> dict[int, np.ndarray]:
     return found
 
 
+def markers_moved(then: dict[int, np.ndarray], now: dict[int, np.ndarray], least: int = 3) -> float | None:
+    """How far the markers moved between two sightings (``find_markers``'s): the median over the markers seen in
+    both of their corners' mean shift, in pixels; None when fewer than ``least`` are seen in both."""
+    common = sorted(set(then) & set(now))
+    if len(common) < least:
+        return None
+    return float(np.median([np.linalg.norm(now[k] - then[k], axis=1).mean() for k in common]))
+
+
 def _rms(matrix: np.ndarray, image_points: np.ndarray, table_points: np.ndarray) -> float:
     return float(np.sqrt(np.mean(np.sum((_apply(matrix, image_points) - table_points) ** 2, axis=1))))
 

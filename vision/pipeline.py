@@ -27,7 +27,15 @@ from controller.bus.schema import CameraStatus, EvidenceSaved, FlagRaised, Table
 from controller.bus.transport import Publisher, Subscriber
 from controller.config import TableConfig
 from controller.felt.layout import DEFAULT_LAYOUT, Layout, load_layout
-from vision.calibrate import Calibration, CalibrationError, calibrate, load_calibration, save_calibration
+from vision.calibrate import (
+    Calibration,
+    CalibrationError,
+    calibrate,
+    find_markers,
+    load_calibration,
+    markers_moved,
+    save_calibration,
+)
 from vision.capture import Frame, FrameGrabber
 from vision.evidence import draw_evidence, save_evidence
 from vision.table_reader import FrameReading, TableReader
@@ -45,6 +53,10 @@ def observations(reading: FrameReading) -> tuple[list[Observation], list[tuple[i
 
 #: while the felt cannot be calibrated, try again this often (seconds)
 CALIBRATION_RETRY_S = 2.0
+#: how often the felt's markers are looked for again, to notice a knocked camera (seconds)
+MARKER_CHECK_S = 2.0
+#: markers moved this far (median over those seen, pixels) in two checks in a row: the camera was knocked
+KNOCKED_PX = 3.0
 
 
 @dataclass
@@ -73,6 +85,10 @@ class VisionProcess:
                 self.calibration = None
         self._calibration_failed: str | None = None
         self._next_calibration = 0.0
+        #: the markers as found when the camera was last calibrated (or first checked), and the next check's time
+        self._markers_then: dict[int, np.ndarray] | None = None
+        self._next_marker_check = 0.0
+        self._moved_checks = 0
         self.reader: TableReader | None = None
         self.tracker = Tracker(stagger=hand_stagger(self.layout))
         self.publisher = Publisher(context, config.bus_publish, "vision", heartbeat_topic="vision.heartbeat")
@@ -150,6 +166,7 @@ class VisionProcess:
                 self._calibration_failed = None
                 self.publisher.publish("vision.camera", CameraStatus(True, "calibrated"))
             save_calibration(self.calibration, self.calibration_path)
+            self._markers_then = None  # the next check takes this felt's markers as where they belong
             log.info("vision: calibrated (RMS %.2f mm, markers %s, %dx%d) -> %s", self.calibration.rms_mm,
                      list(self.calibration.markers), *size, self.calibration_path)
         loading = time.perf_counter()
@@ -165,6 +182,9 @@ class VisionProcess:
             return []
         if not self._ensure_reader(image):
             return []
+        if time.monotonic() >= self._next_marker_check:
+            self._next_marker_check = time.monotonic() + MARKER_CHECK_S
+            self._check_markers(image)
         assert self.reader is not None
         started = time.perf_counter()
         try:
@@ -185,6 +205,34 @@ class VisionProcess:
             self.publisher.publish(TOPICS[type(event)], event)
             self.stats.events += 1
         return events
+
+    def _check_markers(self, image: np.ndarray) -> None:
+        """A knocked camera: the felt's markers are no longer where they were. Seen in two checks in a row (an arm
+        over a marker hides it, it does not move it), the felt is calibrated again on this frame and the knock goes
+        on the bus."""
+        found = find_markers(image)
+        if self._markers_then is None:
+            self._markers_then = found
+            return
+        moved = markers_moved(self._markers_then, found)
+        if moved is None:
+            return
+        self._moved_checks = self._moved_checks + 1 if moved > KNOCKED_PX else 0
+        if self._moved_checks < 2:
+            return
+        try:
+            calibration = calibrate(image, self.layout, created=time.strftime("%Y-%m-%dT%H:%M:%S"))
+        except CalibrationError as error:
+            log.error("vision: the camera moved %.1f px and cannot be calibrated again: %s", moved, error)
+            return
+        assert self.reader is not None
+        self.calibration, self._markers_then, self._moved_checks = calibration, found, 0
+        save_calibration(calibration, self.calibration_path)
+        self.reader = TableReader(self.layout, calibration.table_to_image, detector=self.reader.detector)
+        log.warning("vision: the camera moved (markers %.1f px from where they were): calibrated again (RMS %.2f mm)",
+                    moved, calibration.rms_mm)
+        self.publisher.publish("vision.camera", CameraStatus(True, f"camera moved {moved:.0f} px: calibrated again",
+                                                             moved_px=round(moved, 1)))
 
     def write_evidence(self, flag: FlagRaised) -> None:
         if self._last is None or self.calibration is None:

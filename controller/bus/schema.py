@@ -65,6 +65,9 @@ class ChipsChanged(Body, tag="chips_changed"):
 class CameraStatus(Body, tag="camera_status"):
     online: bool
     detail: str = ""
+    #: the camera was knocked: how far (median, pixels) the felt's markers moved from where they were when it was
+    #: calibrated; the vision process has recalibrated on them
+    moved_px: float = 0.0
 
 
 class CardRemoved(Body, tag="card_removed"):

@@ -95,7 +95,7 @@ _LABELS_FR = {
     FlagKind.COUP_DECLARED_VOID: "Coup déclaré nul",
     FlagKind.SHOE_COUNT_MISMATCH: "Compte du sabot différent des cartes vues",
     FlagKind.OVERPAID: "Trop payé",
-    FlagKind.UNDERPAID: "Paiement incomplet",
+    FlagKind.UNDERPAID: "Montant manquant",
     FlagKind.STAKE_NOT_COLLECTED: "Mise perdante non ramassée",
 }
 
@@ -142,7 +142,7 @@ _INSTRUCTIONS = {
     FlagKind.COUP_DECLARED_VOID: ("Rendre les mises, ramasser les cartes", "Return the bets, collect the cards"),
     FlagKind.SHOE_COUNT_MISMATCH: ("Compter les cartes sur le tapis ; appeler le chef de table",
                                    "Count the cards on the felt; call the table chief"),
-    FlagKind.OVERPAID: ("Reprendre l'excédent avant que le joueur ramasse ; appeler le chef de table",
+    FlagKind.OVERPAID: ("Reprendre l'excédent avant que le joueur ne ramasse ses jetons ; appeler le chef de table",
                         "Take the excess back before the player picks up; call the table chief"),
     FlagKind.UNDERPAID: ("Compléter le paiement", "Complete the payment"),
     FlagKind.STAKE_NOT_COLLECTED: ("Ramasser la mise perdante", "Collect the losing stake"),

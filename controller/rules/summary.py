@@ -8,7 +8,7 @@ from .cards import Card
 from .flags import Flag
 from .operations import DEALER
 from .settlement import Settlement
-from .table import Table
+from .table import Phase, Table
 
 
 def _cards(cards: list[Card | None]) -> list[str | None]:
@@ -58,7 +58,7 @@ def payments_data(table: Table) -> dict[str, dict[str, Any]]:
     """Each seat's payment while the coup is paid, as the camera sees it (``checked``: judged at « paiement
     terminé »; before that, the dealer's progress): cents too much, short, and losing stakes left."""
     settlement = table.settlement
-    if settlement is None or table.phase.value != "paying":
+    if settlement is None or table.phase is not Phase.PAYING:
         return {}
     payments = {}
     for seat in settlement.paying_order:
@@ -105,6 +105,8 @@ def table_summary(table: Table, history: bool = False) -> dict[str, Any]:
         "payments_due": table.payments_due(),
         "payments": payments_data(table),
         "flags": [flag_data(flag) for flag in (table.flags if history else table.coup_flags())],
+        # the payment checks the last coup's end raised, shown while the next one is bet
+        "closing_flags": [flag_data(flag) for flag in table.closing_flags] if table.phase is Phase.BETTING else [],
         "settlement": settlement_data(table.settlement, language) if table.settlement else None,
         "last_settlement": settlement_data(table.settlements[-1], language) if table.settlements else None,
         "coups_settled": len(table.settlements),

@@ -147,8 +147,11 @@ class CoupState:
     #: sees them while it is paid
     held: dict[int, dict[str, int]] = field(default_factory=dict)
     seen_paying: dict[int, dict[str, int]] = field(default_factory=dict)
+    #: the losing zones (seat, zone) the camera saw emptied while the coup was paid
+    collected: set[tuple[int, str]] = field(default_factory=set)
     #: each seat's payment as checked (owed seats at « paiement terminé », the others at the coup's end)
     payment_checks: dict[int, PaymentCheck] = field(default_factory=dict)
+    #: seats that got chips before an earlier seat in paying order was paid (flagged once)
     paid_early: set[int] = field(default_factory=set)
 
 
@@ -166,6 +169,8 @@ class Table:
         self.seats = {number: SeatState(number) for number in rules.seats}
         self.coup = CoupState(number=1, start_index=0)
         self.settlements: list[Settlement] = []
+        #: the flags the last coup's end raised (its unpaid seats' checks): the display shows them into the next coup
+        self.closing_flags: list[Flag] = []
         self._handlers: dict[type[Operation], tuple[Callable[..., None], Callable[..., None]]] = {
             OpenSession: (self._verify_open_session, self._open_session),
             SitDown: (self._verify_sit_down, self._sit_down),
@@ -292,8 +297,8 @@ class Table:
     def settle(self, t: int, jackpot_meter: int = 0) -> Settle:
         return self.apply(Settle(t, jackpot_meter))
 
-    def payment_done(self, t: int, seat: int) -> PaymentDone:
-        return self.apply(PaymentDone(t, seat))
+    def payment_done(self, t: int, seat: int, watched: bool = False) -> PaymentDone:
+        return self.apply(PaymentDone(t, seat, watched))
 
     def shoe_count(self, t: int, drawn: int) -> ShoeCount:
         return self.apply(ShoeCount(t, drawn))
@@ -301,8 +306,8 @@ class Table:
     def declare_void(self, t: int, reason: str) -> DeclareVoid:
         return self.apply(DeclareVoid(t, reason))
 
-    def end_coup(self, t: int) -> EndCoup:
-        return self.apply(EndCoup(t))
+    def end_coup(self, t: int, watched: bool = False) -> EndCoup:
+        return self.apply(EndCoup(t, watched))
 
     # --- what the state says --------------------------------------------------
 
@@ -347,7 +352,22 @@ class Table:
             return coup.payment_checks[seat]
         if self.phase is not Phase.PAYING or coup.settlement is None or seat not in coup.settlement.paying_order:
             return None
-        return check_payment(coup.settlement, seat, coup.held.get(seat, {}), coup.seen_paying.get(seat, {}))
+        return check_payment(coup.settlement, seat, coup.held.get(seat, {}), coup.seen_paying.get(seat, {}),
+                             self._collected(seat))
+
+    def seat_being_paid(self) -> int | None:
+        """The seat « paiement terminé » is for: the first due in paying order whose zones the dealer has paid
+        into, or else the first due (a dealer who paid a later seat first is judged on that seat)."""
+        due = self.payments_due()
+        coup = self.coup
+        for seat in due:
+            held, seen = coup.held.get(seat, {}), coup.seen_paying.get(seat, {})
+            if any(seen.get(zone, 0) > amount for zone, amount in held.items()):
+                return seat
+        return due[0] if due else None
+
+    def _collected(self, seat: int) -> set[str]:
+        return {zone for number, zone in self.coup.collected if number == seat}
 
     # --- helpers ----------------------------------------------------------------
 
@@ -453,8 +473,14 @@ class Table:
                            f"{op.box.value} {op.amount} cents on vacant seat {op.seat}",
                            f"{op.box.label_fr} de {euros_fr(op.amount)} sur la place libre {op.seat}")
             return
-        if self.phase is Phase.PAYING or before == op.amount:
+        if self.phase is Phase.PAYING:
+            # the dealer's amount keyed while paying is what the payment is checked on, as a reading would be
+            if op.seat in self.coup.seen_paying:
+                self.coup.seen_paying[op.seat][op.box.value] = op.amount
+                self._note_collected(op.seat)
             return  # paying and collecting move chips; that is the point
+        if before == op.amount:
+            return
         if (op.box is Box.BONUS and self.phase is Phase.DEALING and seat.in_play
                 and not seat.fixed.get(Box.BONUS) and op.amount):
             # Seed 002: « Le bonus doit être joué avant la fin de la donne. »
@@ -915,6 +941,7 @@ class Table:
             held["raise"] = seat.raise_amount if seat.decision is Decision.RAISE else 0
             self.coup.held[number] = held
             self.coup.seen_paying[number] = dict(held)
+            self._note_collected(number)
         self.settlements.append(settlement)
         self.phase = Phase.PAYING
 
@@ -932,6 +959,7 @@ class Table:
         zones[op.zone] = op.amount
         if op.zone != "raise":
             seat.bets[Box(op.zone)] = op.amount
+        self._note_collected(op.seat)
         due = self.payments_due()
         if op.amount > before and op.seat in due and due[0] != op.seat and op.seat not in coup.paid_early:
             coup.paid_early.add(op.seat)
@@ -958,19 +986,27 @@ class Table:
         self._check_payment(op.seat, op.watched)
         self.coup.paid.append(op.seat)
 
+    def _note_collected(self, number: int) -> None:
+        """Remember the seat's losing zones that are emptied now: collected, whatever is put there afterwards."""
+        coup = self.coup
+        if coup.settlement is None or number not in coup.settlement.paying_order:
+            return
+        check = check_payment(coup.settlement, number, coup.held.get(number, {}), coup.seen_paying.get(number, {}))
+        coup.collected |= {(number, zone) for zone in check.collected}
+
     def _check_payment(self, number: int, watched: bool) -> None:
         """Judge the seat's payment as the camera sees it now, and flag what is wrong."""
         coup = self.coup
         assert coup.settlement is not None
         check = check_payment(coup.settlement, number, coup.held.get(number, {}), coup.seen_paying.get(number, {}),
-                              watched)
+                              self._collected(number), watched)
         coup.payment_checks[number] = check
         if not watched:
             return
         if check.over:
             self._flag(FlagKind.OVERPAID, Severity.CRITICAL, number,
                        f"seat {number} paid {check.over} cents too much",
-                       f"place {number} : trop payé {euros_fr(check.over)}")
+                       f"place {number} : trop payé de {euros_fr(check.over)}")
         if check.short:
             self._flag(FlagKind.UNDERPAID, Severity.CRITICAL, number,
                        f"seat {number} paid {check.short} cents short",
@@ -978,7 +1014,7 @@ class Table:
         if check.not_collected:
             self._flag(FlagKind.STAKE_NOT_COLLECTED, Severity.CRITICAL, number,
                        f"seat {number}: {check.not_collected} cents of losing stakes not collected",
-                       f"place {number} : mise perdante de {euros_fr(check.not_collected)} non ramassée")
+                       f"place {number} : reste {euros_fr(check.not_collected)} de mise perdue à ramasser")
 
     def _verify_shoe_count(self, op: ShoeCount) -> None:
         self._require_phase(op, Phase.DEALING, Phase.DECISIONS, Phase.SHOWDOWN)
@@ -1015,9 +1051,11 @@ class Table:
 
     def _end_coup(self, op: EndCoup) -> None:
         settlement = self.coup.settlement
+        flags_before = len(self.flags)
         for number in settlement.paying_order if settlement else ():
             if number not in self.coup.payment_checks:
                 self._check_payment(number, op.watched)
+        self.closing_flags = self.flags[flags_before:]
         # Chips still in an ante box (left after a push, or already put down for the next coup) stay there;
         # a side bet is for the coming hand only (seed 004: « pour la main à venir »).
         self.seats = {number: SeatState(number, occupied=seat.occupied,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import replace
 
 import zmq
 
@@ -21,6 +22,14 @@ from .render import DEFAULT_DECK, Renderer, TableCamera
 from .scene import SceneState
 from .world import DirectVision
 
+#: with the ``knock`` condition, how long into the stream the camera is knocked (seconds)
+KNOCK_AFTER_S = 60.0
+
+
+def knocked(camera: TableCamera) -> TableCamera:
+    """The camera after a knock: turned 0.4 degrees and shifted about 6 mm at the felt."""
+    return replace(camera, roll_deg=camera.roll_deg + 0.4, offset=(camera.offset[0] + 0.003, camera.offset[1]))
+
 
 class RenderedCamera:
     """A ``SceneDriver`` that publishes nothing itself: what it shows, the vision process must see.
@@ -29,10 +38,13 @@ class RenderedCamera:
     direct driver's); the virtual table waits for the vision process to publish as many before it goes on."""
 
     def __init__(self, context: zmq.Context, endpoint: str, seed: int = 0, size: tuple[int, int] = (1920, 1080),
-                 fps: float = 6.0) -> None:
+                 fps: float = 6.0, conditions: frozenset[str] = frozenset()) -> None:
+        """``conditions``: the renderer's (``render.CONDITIONS``); with ``knock``, the camera is knocked
+        ``KNOCK_AFTER_S`` into the stream."""
         layout = load_layout(DEFAULT_LAYOUT)
         camera = TableCamera(width=size[0], height=size[1], felt_mm=(layout.width, layout.height))
-        self.renderer = Renderer(layout, camera, deck=DEFAULT_DECK, seed=seed)
+        self.renderer = Renderer(layout, camera, deck=DEFAULT_DECK, seed=seed, conditions=conditions)
+        self._knock_at = KNOCK_AFTER_S if "knock" in conditions else None
         self.sender = VirtualCameraSender(endpoint, context)
         self.fps = fps
         self.perfect = DirectVision()
@@ -56,6 +68,9 @@ class RenderedCamera:
             began = time.monotonic()
             with self._lock:
                 scene = self._scene
+            if self._knock_at is not None and began - self._started >= self._knock_at:
+                self._knock_at = None
+                self.renderer.knock(knocked(self.renderer.camera))
             if scene.camera_online:
                 t_ms = int((began - self._started) * 1000)
                 self.sender.send(self.renderer.render(scene, t_ms), t_ms)

@@ -96,10 +96,12 @@ class Reporter:
 
 
 def run_demo(coups: int | None, seed: int, profile_name: str, headless: bool, pace_s: float,
-             folder: Path | None = None, script: str | None = None, camera: str = "rendered") -> int:
-    """``camera``: ``rendered`` (frames through the real vision process) or ``direct`` (the observations a perfect
-    camera would publish, for fast runs). Until ``coups`` are played, or SIGINT or SIGTERM (once or twice, at any
-    moment: an orderly stop, then the summary; exit 0: ``STOP``'s handler, installed by ``controller.cli.main``)."""
+             folder: Path | None = None, script: str | None = None, camera: str = "rendered",
+             conditions: frozenset[str] = frozenset()) -> int:
+    """``camera``: ``rendered`` (frames through the real vision process, drawn under ``conditions``:
+    ``conditions.CONDITIONS``) or ``direct`` (the observations a perfect camera would publish, for fast runs).
+    Until ``coups`` are played, or SIGINT or SIGTERM (once or twice, at any moment: an orderly stop, then the
+    summary; exit 0: ``STOP``'s handler, installed by ``controller.cli.main``)."""
     report = Reporter()
     if script:
         played_script = load_script(script)
@@ -112,7 +114,8 @@ def run_demo(coups: int | None, seed: int, profile_name: str, headless: bool, pa
     folder.mkdir(parents=True, exist_ok=True)
     rendered = camera == "rendered"
     report.plain(f"stud-table demo: {'the script ' + script if script else f'random coups (seed {seed})'}, "
-                 f"profile {played_script.profile}, {camera} camera, "
+                 f"profile {played_script.profile}, {camera} camera"
+                 f"{' (' + ', '.join(sorted(conditions)) + ')' if conditions else ''}, "
                  f"{_coups(coups) if coups is not None else 'until Ctrl-C'}; folder {folder}")
     if STOP.requested:
         return 0
@@ -124,7 +127,7 @@ def run_demo(coups: int | None, seed: int, profile_name: str, headless: bool, pa
     outcome: list[str] = []
     try:
         return _play(context, stack, played_script, coups, headless, pace_s, camera, seed, report=report,
-                     stack_log=stack_log, coups_to_play=endless, outcome=outcome)
+                     stack_log=stack_log, coups_to_play=endless, outcome=outcome, conditions=conditions)
     finally:
         report.say(f"stopping{' on ' + STOP.describe() if STOP.requested else ''}: the table stack (sensors, "
                    f"web{', vision' if rendered else ''}, engine, then the bus proxy)...")
@@ -192,7 +195,7 @@ def _store_events(path: Path) -> int | None:
 def _play(context: zmq.Context, stack: Stack, script: Script, coups: int | None, headless: bool,
           pace_s: float, camera: str = "direct", seed: int = 0, report: Reporter | None = None,
           stack_log: StackLog | None = None, coups_to_play: Iterable[CoupScript] | None = None,
-          outcome: list[str] | None = None) -> int:
+          outcome: list[str] | None = None, conditions: frozenset[str] = frozenset()) -> int:
     """The coups, on the running stack; their summary goes into ``outcome`` (printed once the stack is stopped)."""
     report = report or Reporter()
     stack_log = stack_log or StackLog(stack.folder / "table.log")
@@ -235,7 +238,8 @@ def _play(context: zmq.Context, stack: Stack, script: Script, coups: int | None,
         if not headless:
             webbrowser.open(url)
         pins = VirtualPins(context, f"ipc://{stack.folder}/run/pins.sock", stop=stop)
-        driver = RenderedCamera(context, camera_endpoint(stack.folder), seed=seed) if rendered else None
+        driver = (RenderedCamera(context, camera_endpoint(stack.folder), seed=seed, conditions=conditions)
+                  if rendered else None)
         table = VirtualTable(context, stack.folder, stack.shoe, pins, pace_s=pace_s,
                              on_settled=lambda body: _announce(report, body), vision=driver, stop=stop, tick=tick)
         results = table.results

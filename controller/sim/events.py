@@ -3,7 +3,7 @@ and the dealer's keypad would have sent for it."""
 
 from __future__ import annotations
 
-from controller.bus.schema import AnyBody, ButtonPressed, CardPlaced, ChipsChanged, DealerOperation
+from controller.bus.schema import AnyBody, ButtonPressed, CameraStatus, CardPlaced, ChipsChanged, DealerOperation
 from controller.rules.history import format_operation
 from controller.rules.operations import (
     DealBoughtCard,
@@ -30,7 +30,9 @@ def bus_events(log: list[Operation]) -> list[tuple[int, str, AnyBody]]:
                 topic, body = "sensor.button", ButtonPressed("no_more_bets")
             case EndDeal():
                 topic, body = "sensor.button", ButtonPressed("end_of_deal")
-            case PaymentDone() | EndCoup():
+            case PaymentDone(watched=watched) | EndCoup(watched=watched):
+                if watched:  # the camera watched that payment: the referee must know it is online
+                    events.append((op.t, "vision.camera", CameraStatus(True)))
                 topic, body = "sensor.button", ButtonPressed("payment_done")
             case DealCard(position=position, card=card, face_up=face_up):
                 topic, body = "vision.card", CardPlaced(position, str(card) if card else None, face_up)

@@ -29,6 +29,7 @@ import numpy as np
 from controller.felt.chips import CHIP_DIAMETER_MM, CHIP_SET, chip_kind
 from controller.felt.layout import ARUCO_DICTIONARY, DEALER, SEAT_AREAS, Layout, Zone, axes
 from controller.rules.cards import Card, parse_card
+from controller.sim.conditions import CONDITIONS, OTHER_DECK
 from controller.sim.scene import Arm, CardOnFelt, ChipStack, SceneState
 from vision.common import split_card, vision_label
 
@@ -46,6 +47,8 @@ CHIP_SPREAD_MM = 17.0
 RAIL_MM = 40.0  # the padded rail drawn around the felt; beyond it the remap's border colour
 RAIL_BGR = (28, 34, 46)
 FELT_BGR = (48, 128, 38)
+#: the cloth of the ``blue-felt`` condition
+BLUE_FELT_BGR = (120, 62, 22)
 PRINT_BGR = (178, 214, 222)
 SKIN_BGR = ((120, 160, 215), (95, 135, 190), (70, 100, 150), (140, 175, 225))
 _NOISE_PAD = 64  # the noise field is this much larger than a frame; each frame takes a random window of it
@@ -296,9 +299,17 @@ class Renderer:
     """Draws a ``SceneState`` as the overhead camera sees it; frames are reproducible from ``seed`` and ``t_ms``."""
 
     def __init__(self, layout: Layout, camera: TableCamera | None = None, deck: str | None = DEFAULT_DECK,
-                 seed: int = 0, px_per_mm: float = 2.0, art: CardArt | None = None) -> None:
+                 seed: int = 0, px_per_mm: float = 2.0, art: CardArt | None = None,
+                 conditions: frozenset[str] = frozenset()) -> None:
         """``art``: card sprites to draw instead of ``deck``'s (faces by card as ``"Qh"``, back, where they come
-        from), BGRA of any size; the training data draws other card packages' decks this way."""
+        from), BGRA of any size; the training data draws other card packages' decks this way. ``conditions``: names
+        of ``CONDITIONS`` (``other-deck`` replaces ``deck``; ``knock`` is the caller's: see ``knock``)."""
+        unknown = sorted(set(conditions) - set(CONDITIONS))
+        if unknown:
+            raise ValueError(f"unknown camera condition {unknown[0]!r} (known: {', '.join(CONDITIONS)})")
+        self.conditions = frozenset(conditions)
+        if "other-deck" in self.conditions:
+            deck = OTHER_DECK
         camera = camera or TableCamera(felt_mm=(layout.width, layout.height))
         if tuple(camera.felt_mm) != (layout.width, layout.height):
             raise ValueError(f"camera's felt {camera.felt_mm} mm differs from layout {layout.name!r}'s "
@@ -320,8 +331,10 @@ class Renderer:
         self._settled: tuple[tuple, np.ndarray] | None = None
         self._map1, self._map2 = _camera_maps(camera, self.scale)
         self._light = self._light_map()
+        self._glare = self._glare_map() if "glare" in self.conditions else None
         noise = np.random.default_rng([self.seed, 1]).standard_normal(
-            (camera.height + _NOISE_PAD, camera.width + _NOISE_PAD, 3), np.float32) * 2.5
+            (camera.height + _NOISE_PAD, camera.width + _NOISE_PAD, 3), np.float32) * (
+            8.0 if "noise" in self.conditions else 2.5)
         self._noise_up = np.clip(noise, 0, 255).astype(np.uint8)
         self._noise_down = np.clip(-noise, 0, 255).astype(np.uint8)
 
@@ -373,9 +386,12 @@ class Renderer:
             self._settled = (key, self._draw_settled(scene))
         canvas = self._settled[1]
         if scene.arms:
+            still = canvas
             canvas = canvas.copy()
             for k, arm in enumerate(scene.arms):
                 self._draw_arm(canvas, arm, SKIN_BGR[k % len(SKIN_BGR)])
+            if "motion-blur" in self.conditions:
+                canvas = self._smear(still, canvas, scene.arms[0])
         frame = cv2.remap(canvas, self._map1, self._map2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
                           borderValue=RAIL_BGR)
         rng = np.random.default_rng([self.seed, 3, int(t_ms)])
@@ -385,7 +401,44 @@ class Renderer:
         x, y = rng.integers(0, _NOISE_PAD, 2)
         cv2.add(frame, self._noise_up[y:y + h, x:x + w], dst=frame)
         cv2.subtract(frame, self._noise_down[y:y + h, x:x + w], dst=frame)
+        if self._glare is not None:
+            cv2.add(frame, self._glare, dst=frame)
+        if "compression" in self.conditions:
+            _ok, jpeg = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 35])
+            frame = cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
         return frame
+
+    def knock(self, camera: TableCamera) -> None:
+        """The camera moved: frames from now on are seen from ``camera`` (the felt and its cards stay put)."""
+        if (camera.width, camera.height) != (self.camera.width, self.camera.height):
+            raise ValueError("a knocked camera keeps its frame size")
+        self.camera = camera
+        self._map1, self._map2 = _camera_maps(camera, self.scale)
+
+    def _smear(self, still: np.ndarray, moving: np.ndarray, arm: Arm) -> np.ndarray:
+        """The arm drawn on ``moving`` over ``still``, smeared along the arm as a moving hand is during the
+        exposure: the still felt shows through where the arm passed for part of it."""
+        changed = np.abs(moving.astype(np.int16) - still).max(2) > 0
+        rows, cols = np.nonzero(changed.any(1))[0], np.nonzero(changed.any(0))[0]
+        if not len(rows):
+            return moving
+        length = max(3, round(15 * self.scale)) | 1
+        top, bottom = max(0, rows[0] - length), min(len(changed), rows[-1] + length + 1)
+        left, right = max(0, cols[0] - length), min(changed.shape[1], cols[-1] + length + 1)
+        window = (slice(top, bottom), slice(left, right))
+        direction = np.subtract(arm.end, arm.start)  # the canvas is the felt at a uniform scale: the same direction
+        unit = direction / (np.linalg.norm(direction) or 1.0)
+        kernel = np.zeros((length, length), np.float32)
+        half = (length - 1) / 2
+        for step in np.linspace(-half, half, length * 2):
+            kernel[round(half + unit[1] * step), round(half + unit[0] * step)] = 1.0
+        kernel /= kernel.sum()
+        mask = changed[window].astype(np.float32)
+        smeared_mask = cv2.filter2D(mask, -1, kernel)[..., None]
+        smeared_arm = cv2.filter2D(moving[window].astype(np.float32) * mask[..., None], -1, kernel)
+        out = moving.copy()
+        out[window] = np.clip(still[window].astype(np.float32) * (1 - smeared_mask) + smeared_arm, 0, 255)
+        return out
 
     # -- drawing helpers (table space)
 
@@ -533,7 +586,8 @@ class Renderer:
                           interpolation=cv2.INTER_CUBIC)
         grain = rng.normal(0, 1, (fh, fw)).astype(np.float32)
         shade = (1 + 0.035 * slow + 0.03 * grain)[..., None]
-        canvas[fy0:fy0 + fh, fx0:fx0 + fw] = np.clip(np.array(FELT_BGR, np.float32) * shade, 0, 255).astype(np.uint8)
+        felt = BLUE_FELT_BGR if "blue-felt" in self.conditions else FELT_BGR
+        canvas[fy0:fy0 + fh, fx0:fx0 + fw] = np.clip(np.array(felt, np.float32) * shade, 0, 255).astype(np.uint8)
         cv2.rectangle(canvas, (fx0 - 2, fy0 - 2), (fx0 + fw + 1, fy0 + fh + 1), (70, 82, 96), max(1, round(s)))
         thickness = max(1, round(1.6 * s))
         for zone in layout.zones:
@@ -549,6 +603,16 @@ class Renderer:
             ink = np.dstack([np.where(image > 127, 236, 22).astype(np.uint8)] * 3 + [np.full_like(image, 255)])
             self._paste(canvas, ink, self._px(marker.corners()))
         return canvas
+
+    def _glare_map(self) -> np.ndarray:
+        """A lamp's reflection: light added over seat 4's cards and raise box, saturating at its core."""
+        cam = self.camera
+        centre = cam.table_to_image(np.array([[900.0, 690.0]]))[0]
+        radius = float(np.linalg.norm(cam.table_to_image(np.array([[1010.0, 690.0]]))[0] - centre))
+        y, x = np.mgrid[0:cam.height, 0:cam.width].astype(np.float32)
+        d2 = ((x - centre[0]) ** 2 + ((y - centre[1]) * 1.6) ** 2) / radius**2
+        spot = 170 * np.exp(-d2)
+        return np.clip(np.repeat(spot[..., None], 3, 2), 0, 255).astype(np.uint8)
 
     def _light_map(self) -> np.ndarray:
         """Uneven light as a gain (x 1/255): a lamp above the felt's centre, a little brighter on the right."""

@@ -43,7 +43,8 @@ FAULTS: dict[str, dict[str, Any]] = {
     # the player lets his decision time run out (a profile with a decision timer): the table waits it out for real
     "decision_timeout": {"seat": ...},
     "serial_noise": {"bytes": 64},
-    # the dealer's payment: seat 0 stands for the first seat paid that the fault can apply to
+    # the dealer's payment: seat 0 stands for the first seat paid that the fault can apply to; a seat named that is
+    # owed nothing (over/underpay) or lost nothing (stake_not_collected) leaves the coup without the fault
     "overpay": {"seat": 0, "amount": 500},
     "underpay": {"seat": 0, "amount": 500},
     "stake_not_collected": {"seat": 0},

@@ -4,8 +4,9 @@ const T = {
     cards:n => n + (n > 1 ? " cartes" : " carte"), ante:"Ante", raise:"Relance", bonus:"Bonus", jackpot:"Jackpot",
     purchase:"Achat", waiting:"En attente", fold:"Passe", raised:"Relance", payouts:"Paiements (ordre de paiement)",
     nopay:"Aucun paiement en cours", paid:"payée", toPay:"à payer", toCollect:"à ramasser", next:"suivante",
-    paidRight:"payé ✓", unchecked:"non vérifié", short:"manque", over:"trop payé", notCollected:"mise à ramasser",
-    offline:"Moteur injoignable", cameraOff:"Caméra hors ligne", shoeOff:"Sabot déconnecté", shoeOut:"Sabot absent",
+    paidRight:"payée ✓", unchecked:"non vérifié", short:"manque", over:"trop payé", notCollected:"mise à ramasser",
+    offline:"Moteur injoignable", cameraMoved: (px, n) => `Caméra déplacée (${String(px).replace(".", ",")} px), recalibrée${n > 1 ? " ×" + n : ""}`,
+    cameraOff:"Caméra hors ligne", shoeOff:"Sabot déconnecté", shoeOut:"Sabot absent",
     rnvp:"Rien ne va plus", flag:"ALERTE", colon:" : ", seatFlag:"place", push:"égalité",
     returned:"rendu", handVoid:"Main nulle", qualifies:"qualifié", notQualifies:"non qualifié",
     toConfirm:"à confirmer", confirmTitle:"À confirmer", read:"lu", and:" ; ",
@@ -18,7 +19,8 @@ const T = {
     purchase:"Purchase", waiting:"Waiting", fold:"Fold", raised:"Raise", payouts:"Payouts (paying order)",
     nopay:"No payouts in progress", paid:"paid", toPay:"to pay", toCollect:"to collect", next:"next",
     paidRight:"paid ✓", unchecked:"not checked", short:"short", over:"overpaid", notCollected:"stake to collect",
-    offline:"Engine unreachable", cameraOff:"Camera offline", shoeOff:"Shoe disconnected", shoeOut:"Shoe removed",
+    offline:"Engine unreachable", cameraMoved: (px, n) => `Camera moved (${px} px), recalibrated${n > 1 ? " ×" + n : ""}`,
+    cameraOff:"Camera offline", shoeOff:"Shoe disconnected", shoeOut:"Shoe removed",
     rnvp:"No more bets", flag:"ALERT", colon:": ", seatFlag:"seat", push:"push",
     returned:"returned", handVoid:"Hand void", qualifies:"qualifies", notQualifies:"does not qualify",
     toConfirm:"to confirm", confirmTitle:"To confirm", read:"read", and:"; ",
@@ -62,8 +64,10 @@ function draw() {
   // Devices: said only when one is down (false); unknown (null, not reported yet) and fine say nothing.
   const devices = s.devices || {};
   const down = [[devices.camera_online, t.cameraOff], [devices.shoe_connected, t.shoeOff], [devices.shoe_present, t.shoeOut]];
+  // A knocked camera was calibrated again by itself: said for the session, for the dealer to tell surveillance.
+  const knocked = devices.camera_knocks ? [el("span", "status-warn", "⚠ " + t.cameraMoved(devices.camera_moved_px, devices.camera_knocks))] : [];
   document.getElementById("devices").replaceChildren(
-    ...down.filter(([up]) => up === false).map(([, text]) => el("span", "status-off", "⚠ " + text)));
+    ...down.filter(([up]) => up === false).map(([, text]) => el("span", "status-off", "⚠ " + text)), ...knocked);
   // The latest refusal still standing (the referee drops one once its action goes through or the phase moves on).
   const refused = (s.refusals || []).at(-1);
   document.getElementById("refusal").replaceChildren(...(refused ? [banner("refused", "alert", el("span", "icon", "✖"),
@@ -96,7 +100,8 @@ function draw() {
   // latest one's detail and what to do.
   const fl = document.getElementById("flags"); fl.replaceChildren();
   const flaggedSeats = new Set(), groups = new Map();
-  for (const f of s.flags || []) {
+  // The last coup's end raises its unpaid seats' payment checks: they stay up while the next coup is bet.
+  for (const f of (s.closing_flags || []).concat(s.flags || [])) {
     const key = `${f.kind} ${f.seat}`;
     groups.set(key, {flag: f, count: (groups.has(key) ? groups.get(key).count : 0) + 1});
     if (f.seat) flaggedSeats.add(String(f.seat));
