@@ -81,3 +81,14 @@ def test_a_knocked_camera_moves_the_markers_and_an_arm_over_one_does_not(layout,
     assert 3.0 < moved < 15.0  # a few millimetres at about 1 px/mm
     assert markers_moved(before, {k: v for k, v in before.items() if k < 2}) is None  # too few to say
     assert cv2.__version__  # the markers were found by OpenCV's ArUco, as the vision process finds them
+
+
+def test_the_demo_lists_the_conditions_and_names_an_unknown_one(capsys):
+    from controller.cli import main
+
+    assert main(["demo", "--camera-condition", "list"]) == 0
+    assert capsys.readouterr().out.splitlines()[0].startswith("noise: ")
+    assert main(["demo", "--camera-condition", "fog"]) == 2
+    assert "no camera condition 'fog' (known: noise, motion-blur" in capsys.readouterr().err
+    assert main(["demo", "--camera", "direct", "--camera-condition", "glare"]) == 2
+    assert "needs the rendered camera" in capsys.readouterr().err
