@@ -26,7 +26,8 @@ It also counts the dealer's confirmations: the amounts the virtual dealer keyed 
 for a zone's chips (the demo's summary line), per run and per coup of the rendered camera.
 
 The corpus: ``deploy/demo-script.toml`` (every fault kind of the script once), ``benchmarks/decision-timeout.toml``
-(a player's decision time running out, waited for real: about 35 s a coup) and ``--random`` coups drawn from a seed
+(a player's decision time running out, waited for real: about 35 s a coup), ``benchmarks/high-stakes.toml`` (piles of
+100 € chips too tall to count, which the dealer confirms) and ``--random`` coups drawn from a seed
 of its own for each profile (1 to 7 seats, bonus, purchase, jackpot as the profile has them). The time per
 coup is the demo's own (« N coups played in X s »: the stack's start and the models' loading left out). It reports
 what it measures; it is never a timed test.
@@ -52,8 +53,9 @@ sys.path.insert(0, str(ROOT))
 from controller.profiles import profile_names  # noqa: E402
 from controller.sim.conditions import CONDITIONS  # noqa: E402
 
-#: the scripts of the default corpus: every fault kind of the script once, and a decision timer running out
-DEFAULT_SCRIPTS = ["deploy/demo-script.toml", "benchmarks/decision-timeout.toml"]
+#: the scripts of the default corpus: every fault kind of the script once, a decision timer running out, and piles
+#: too tall to count (the dealer confirms them)
+DEFAULT_SCRIPTS = ["deploy/demo-script.toml", "benchmarks/decision-timeout.toml", "benchmarks/high-stakes.toml"]
 
 
 @dataclass(frozen=True)
