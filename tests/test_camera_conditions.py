@@ -3,7 +3,10 @@ camera seen as such from the felt's markers."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from dataclasses import replace
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -15,6 +18,8 @@ from controller.sim.conditions import CONDITIONS
 from controller.sim.render import Renderer, TableCamera
 from controller.sim.scene import Arm, CardOnFelt, SceneState
 from vision.calibrate import find_markers, markers_moved
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
@@ -83,12 +88,15 @@ def test_a_knocked_camera_moves_the_markers_and_an_arm_over_one_does_not(layout,
     assert cv2.__version__  # the markers were found by OpenCV's ArUco, as the vision process finds them
 
 
-def test_the_demo_lists_the_conditions_and_names_an_unknown_one(capsys):
-    from controller.cli import main
+def test_the_demo_lists_the_conditions_and_names_an_unknown_one():
+    # in a subprocess: the demo's command installs its own signal handlers, which the test process must not keep
+    def demo(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "controller.cli", "demo", *args], cwd=ROOT, capture_output=True,
+                              text=True, timeout=60)
 
-    assert main(["demo", "--camera-condition", "list"]) == 0
-    assert capsys.readouterr().out.splitlines()[0].startswith("noise: ")
-    assert main(["demo", "--camera-condition", "fog"]) == 2
-    assert "no camera condition 'fog' (known: noise, motion-blur" in capsys.readouterr().err
-    assert main(["demo", "--camera", "direct", "--camera-condition", "glare"]) == 2
-    assert "needs the rendered camera" in capsys.readouterr().err
+    listed = demo("--camera-condition", "list")
+    assert listed.returncode == 0 and listed.stdout.splitlines()[0].startswith("noise: ")
+    unknown = demo("--camera-condition", "fog")
+    assert unknown.returncode == 2 and "no camera condition 'fog' (known: noise, motion-blur" in unknown.stderr
+    direct = demo("--camera", "direct", "--camera-condition", "glare")
+    assert direct.returncode == 2 and "needs the rendered camera" in direct.stderr
