@@ -44,11 +44,16 @@ def pay_right(table: Table, seat: int) -> None:
     pay(table, seat, "raise", 4000)
 
 
-def test_a_right_payment_and_collection_raise_no_flag_and_the_display_says_paid():
-    table = settled()
+def pay_the_winners(table: Table) -> None:
+    """Seats 6, 4 and 1, in paying order, each paid right and « paiement terminé » pressed."""
     for seat in (6, 4, 1):
         pay_right(table, seat)
         done(table, seat)
+
+
+def test_a_right_payment_and_collection_raise_no_flag_and_the_display_says_paid():
+    table = settled()
+    pay_the_winners(table)
     pay(table, 3, "ante", 0)
     pay(table, 3, "raise", 0)
     assert kinds(table) == []
@@ -134,9 +139,7 @@ def test_a_losing_seat_collected_before_the_others_are_paid_raises_nothing():
     table = settled()
     pay(table, 3, "ante", 0)
     pay(table, 3, "raise", 0)
-    for seat in (6, 4, 1):
-        pay_right(table, seat)
-        done(table, seat)
+    pay_the_winners(table)
     table.apply(EndCoup(table.log[-1].t + 1, watched=True))
     assert kinds(table) == [] and table.closing_flags == []
 
@@ -222,18 +225,14 @@ def test_no_game_a_returned_raise_taken_back_before_the_press_is_no_shortfall():
 
 def test_a_losing_zone_once_collected_may_take_the_next_bet_and_a_stake_left_shows_in_the_next_coup():
     table = settled()
-    for seat in (6, 4, 1):
-        pay_right(table, seat)
-        done(table, seat)
+    pay_the_winners(table)
     pay(table, 3, "raise", 0)
     pay(table, 3, "ante", 0)  # collected...
     pay(table, 3, "ante", 1000)  # ...and the player's next ante put down
     table.apply(EndCoup(table.log[-1].t + 1, watched=True))
     assert table.closing_flags == []
     table = settled()
-    for seat in (6, 4, 1):
-        pay_right(table, seat)
-        done(table, seat)
+    pay_the_winners(table)
     pay(table, 3, "raise", 0)  # the ante left on the felt
     table.apply(EndCoup(table.log[-1].t + 1, watched=True))
     shown = table_summary(table)
