@@ -23,7 +23,8 @@ With ``--condition NAME`` (repeatable) the corpus is also played by the rendered
 camera), each compared apart with the perfect camera's run (``by_camera`` in the JSON).
 
 It also counts the dealer's confirmations: the amounts the virtual dealer keyed because the camera could not vouch
-for a zone's chips (the demo's summary line), per run and per coup of the rendered camera.
+for a zone's chips, and the cards he named because it could not tell them (the demo's summary lines), per run and
+per coup of the rendered camera.
 
 The corpus: ``deploy/demo-script.toml`` (every fault kind of the script once), ``benchmarks/decision-timeout.toml``
 (a player's decision time running out, waited for real: about 35 s a coup), ``benchmarks/high-stakes.toml`` (piles of
@@ -117,7 +118,8 @@ def play(part: Part, camera: str, folder: Path, timeout_s: float) -> None:
     played = re.search(r"(\d+) coups? played in ([\d.]+) s", done.stdout)
     part.seconds[camera] = float(played.group(2)) if played else float("nan")
     confirmed = re.search(r"amounts the dealer confirmed \(.*?\): (\d+)", done.stdout)
-    part.confirmations[camera] = int(confirmed.group(1)) if confirmed else 0
+    named = re.search(r"cards the dealer named \(.*?\): (\d+)", done.stdout)
+    part.confirmations[camera] = (int(confirmed.group(1)) if confirmed else 0) + (int(named.group(1)) if named else 0)
     part.coups[camera] = read_store(folder / "var" / "events.sqlite")
 
 

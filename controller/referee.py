@@ -35,6 +35,7 @@ from .rules.flags import Flag
 from .rules.french import euros_fr
 from .rules.history import format_time, parse_operation
 from .rules.operations import (
+    DEALER,
     Box,
     DealBoughtCard,
     DealCard,
@@ -133,6 +134,9 @@ class Referee:
         #: zones whose chips the camera could not vouch for, (seat, box) -> the amount it read: held « à confirmer »
         #: until the dealer keys the amount or the camera reads it sure
         self.to_confirm: dict[tuple[int, str], int] = {}
+        #: cards the camera could not tell, (position, index) -> its likeliest reading: unknown to the rules (the
+        #: settlement waits for them) until the dealer keys the card or the camera reads it sure
+        self.cards_to_confirm: dict[tuple[int, int], str] = {}
         self._refusals_moment = (self.table.coup.number, self.table.phase)
 
     def _clock(self, envelope: Envelope) -> int:
@@ -164,6 +168,12 @@ class Referee:
                         and not seat.bought_card_dealt):
                     return DealBoughtCard(t, position, card)
                 return DealCard(t, position, card, face_up)
+            case CardIdentified(position=position, index=index, card=text, sure=False):
+                parse_card(text)  # an unknown card is refused by name, as a sure one would be
+                hand = table.hand_of(position) if position in table.seats or position == DEALER else None
+                if hand is not None and 0 <= index < len(hand.cards) and hand.cards[index] is None:
+                    self.cards_to_confirm[position, index] = text
+                return None  # nothing is decided on a card the camera cannot tell: the dealer names it
             case CardIdentified(position=position, index=index, card=text):
                 return IdentifyCard(t, position, index, parse_card(text))
             case CardExposed(position=position, index=index):
@@ -250,6 +260,7 @@ class Referee:
             return Outcome(operation, refused=str(refused),
                            refusal=_refusal(refused.action, refused.reason, refused.reason_fr, operation=operation))
         self._follow_confirmations(envelope, operation, coup)
+        self._follow_card_confirmations(operation, coup)
         # Once the dealer's hand is shown and every card needed is known, the coup is settled.
         settle = Settle(operation.t, self.jackpot_meter)
         if self.table.phase is Phase.SHOWDOWN:
@@ -297,6 +308,14 @@ class Referee:
                 self.to_confirm.pop((seat, zone), None)
             case _, Raise(seat=seat) | Fold(seat=seat) | DecisionTimeout(seat=seat):
                 self.to_confirm.pop((seat, "raise"), None)
+
+    def _follow_card_confirmations(self, operation: Operation, coup: int) -> None:
+        """A card in doubt is settled once identified, by the dealer or by the camera's next sure reading; a new
+        coup starts with none."""
+        if self.table.coup.number != coup:
+            self.cards_to_confirm = {}
+        elif isinstance(operation, IdentifyCard):
+            self.cards_to_confirm.pop((operation.position, operation.index), None)
 
     def _settlement_wait(self, operation: Operation) -> ActionRefused | None:
         """A payment or the coup's end refused while the showdown waits to be settled: the wait is the reason
@@ -356,6 +375,8 @@ class Referee:
         summary["refusals"] = [refusal.shown() for refusal in self.refusals]
         summary["to_confirm"] = [{"seat": seat, "box": box, "amount": amount}
                                  for (seat, box), amount in sorted(self.to_confirm.items())]
+        summary["cards_to_confirm"] = [{"position": position, "index": index, "read": read}
+                                       for (position, index), read in sorted(self.cards_to_confirm.items())]
         return summary
 
 

@@ -1,16 +1,17 @@
 """Never a silently wrong amount: a chip reading the camera does not vouch for is held « à confirmer » until the
-dealer keys the amount or the camera reads it sure."""
+dealer keys the amount or the camera reads it sure; a card it cannot tell stays unknown until the dealer names it or
+the camera reads it sure."""
 
 from __future__ import annotations
 
 from tables import rules_for
-from test_payment import _event, settled_referee
+from test_payment import _event, settled, settled_referee
 
-from controller.bus.schema import ButtonPressed, CameraStatus, ChipsChanged, DealerOperation
+from controller.bus.schema import ButtonPressed, CameraStatus, CardIdentified, ChipsChanged, DealerOperation
 from controller.referee import Referee
 from controller.rules.cards import full_deck
 from controller.rules.history import format_operation
-from controller.rules.operations import Box, OpenSession, PaymentDone, Raise
+from controller.rules.operations import Box, OpenSession, PaymentDone, Raise, Settle
 from controller.rules.table import Phase
 
 
@@ -82,3 +83,40 @@ def test_after_no_more_bets_a_doubtful_reading_is_never_acted_on_until_the_deale
     assert referee.state()["to_confirm"] == [{"seat": 1, "box": "raise", "amount": 2000}]
     outcome = referee.handle(_event(DealerOperation("raise seat=1 amount=20.00"), 32))
     assert isinstance(outcome.operation, Raise) and referee.state()["to_confirm"] == []
+
+
+def showdown_waiting_for_a_card() -> tuple[Referee, int]:
+    """``settled()``'s coup from the dealer's keypad with seat 6's last card dealt unseen: the showdown waits for
+    it. The referee and the next event's time (ms)."""
+    referee = Referee(rules_for("fr-1959"))
+    for op in settled().log:
+        if isinstance(op, Settle):
+            continue
+        line = format_operation(op).split(" ", 1)[1]
+        if line == "deal position=6 card=5c face_up=no":
+            line = "deal position=6 card=?? face_up=no"
+        assert referee.handle(_event(DealerOperation(line), op.t)).refused is None, line
+    assert referee.table.phase is Phase.SHOWDOWN
+    return referee, referee.table.log[-1].t + 1
+
+
+def test_a_card_the_camera_cannot_tell_is_never_taken_and_the_dealer_names_it():
+    referee, t = showdown_waiting_for_a_card()
+    outcome = referee.handle(_event(CardIdentified(6, 4, "5s", sure=False), t))
+    assert outcome.operation is None and referee.table.seats[6].hand.cards[4] is None
+    assert referee.state()["cards_to_confirm"] == [{"position": 6, "index": 4, "read": "5s"}]
+    assert referee.table.phase is Phase.SHOWDOWN  # nothing is settled on a guess
+    outcome = referee.handle(_event(DealerOperation("identify position=6 index=5 card=5c"), t + 1))
+    assert outcome.refused is None and isinstance(outcome.operation, Settle)
+    assert referee.state()["cards_to_confirm"] == [] and str(referee.table.seats[6].hand.cards[4]) == "5c"
+
+
+def test_the_cameras_sure_reading_of_a_card_in_doubt_settles_it_and_a_doubt_on_a_known_card_is_ignored():
+    referee, t = showdown_waiting_for_a_card()
+    referee.handle(_event(CardIdentified(6, 4, "5s", sure=False), t))
+    outcome = referee.handle(_event(CardIdentified(6, 4, "5c"), t + 1))
+    assert isinstance(outcome.operation, Settle) and referee.state()["cards_to_confirm"] == []
+    referee.handle(_event(CardIdentified(1, 0, "Ks", sure=False), t + 2))  # seat 1's ace is known: no question
+    assert referee.state()["cards_to_confirm"] == []
+    outcome = referee.handle(_event(CardIdentified(6, 4, "Zz", sure=False), t + 3))
+    assert outcome.refusal is not None and outcome.refusal.reason_fr == "carte « Zz » inconnue"

@@ -340,3 +340,36 @@ def test_the_engine_takes_a_tracked_coup_as_dealt():
     assert table.hand_of(0).cards[:4] == [None] * 4 and str(table.hand_of(0).cards[4]) == "9s"
     assert table.seats[2].bets[Box.ANTE] == 1000
     assert table.coup.deal_in_order and not table.coup_flags()
+
+
+def test_a_face_its_frames_disagree_on_is_placed_unknown_and_named_once_they_agree():
+    feed = Feed()
+    events = []
+    for label in ["7H", "7D", "7H", "7D"]:  # two reads of four: no identity is vouched for
+        events += feed.frames(1, [face(0, label, 900)])
+    assert events == [CardPlaced(0, None, True, 1)]
+    assert feed.frames(3, [face(0, "7H", 900)]) == []  # 5 of 7: not yet three in four
+    assert feed.frames(1, [face(0, "7H", 900)]) == [CardIdentified(0, 0, "7h")]  # 6 of 8
+    assert feed.frames(10, [face(0, "7H", 900)]) == []  # once
+
+
+def test_a_card_still_in_doubt_goes_out_unsure_once_and_a_later_agreement_names_it():
+    config = replace(CONFIG, doubt_ms=1000)
+    feed = Feed(Tracker(config))
+    feed.frames(4, [back(4, 700)])
+    events = []
+    for label in ["KD", "KH", "KD", "KH"] * 3:  # turned up at the showdown; the reads never agree
+        events += feed.frames(1, [face(4, label, 700)])
+    assert events == [CardIdentified(4, 0, "Kd", sure=False)]  # the likeliest, after doubt_ms, for the dealer
+    assert [e for e in feed.per_frame if e] == [[CardPlaced(4, None, False, 1)], events]
+    assert feed.frames(10, [face(4, "KH", 700)]) == []  # 16 of 22 read KH: still in doubt, asked once
+    assert feed.frames(30, [face(4, "KH", 700)]) == [CardIdentified(4, 0, "Kh")]  # 18 of 24 at the 2nd
+
+
+def test_a_card_turned_up_with_one_misread_in_four_is_named_at_once():
+    feed = Feed()
+    feed.frames(4, [back(2, 700)])
+    events = []
+    for label in ["QS", "QS", "QC", "QS"]:
+        events += feed.frames(1, [face(2, label, 700)])
+    assert events == [CardIdentified(2, 0, "Qs")]

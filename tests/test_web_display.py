@@ -233,6 +233,22 @@ def test_the_busiest_display_fits_the_screen(display, shown, screenshots, width,
     page.close()
 
 
+@pytest.mark.parametrize("width, height", [(1280, 800), (1920, 1080)])
+def test_a_card_the_camera_cannot_tell_is_asked_of_the_dealer_beside_the_amounts(display, shown, screenshots, width,
+                                                                                 height):
+    shown(display["state"] | {"to_confirm": TO_CONFIRM[:1],
+                              "cards_to_confirm": [{"position": 0, "index": 4, "read": "Th"}]})
+    page = display["browser"].new_page(viewport={"width": width, "height": height})
+    page.goto(f"{display['url']}?lang=fr")
+    prompts = page.locator(".banner.confirm")
+    playwright_api.expect(prompts).to_have_count(2)
+    playwright_api.expect(prompts.nth(1)).to_have_text(
+        "⌨À confirmer : Croupier, carte 5 — lu 10♥ ? → lire la carte et la saisir")
+    screenshots(page, f"display-card-to-confirm-fr-{width}x{height}.png")
+    assert page.evaluate(OUTSIDE) == []
+    page.close()
+
+
 def test_the_dealer_sees_the_refusal_the_alerts_and_what_to_do(display):
     state = display["state"]
     due = state["payments_due"]

@@ -11,7 +11,10 @@ rank now and then, and loses cards under arms and hands. So
 - a card only counts as gone after it has been missing for ``gone_frames`` frames spanning ``gone_ms`` *while its
   zone was visible*; a frame that marks the zone occluded (an arm over the felt) restarts that count, so a hand
   passing over the cards never removes them;
-- a zone's chip total is reported once the new total has held for the same steady period.
+- a zone's chip total is reported once the new total has held for the same steady period;
+- a card's identity is reported only when its frames agree on it (``sure_agreement``); a card face up whose frames
+  disagree is placed as not yet identified, its frames go on voting, and once it has stayed in doubt ``doubt_ms`` its
+  likeliest identity goes out unsure (``CardIdentified(sure=False)``): the engine asks the dealer, never guesses.
 
 Cards of a hand are matched frame to frame by position (they are laid slightly staggered, overlapping). The index
 of a card in its hand is its place in the order the hand received it, as the engine's hand has it. Cards that first
@@ -103,16 +106,23 @@ class TrackerConfig:
     #: a zone's chips counted with less certainty than this (the counter's own; 0 for too many chips to count) are
     #: reported unsure, for the dealer to confirm: below one half, the count is likelier wrong than right
     sure_certainty: float = 0.5
+    #: a card's identity is vouched for once at least this share of the frames that read its face agree on it (one
+    #: misread in four frames passes; two do not)...
+    sure_agreement: float = 0.75
+    #: ...else it goes to the dealer once still in doubt this long (ms), its frames voting meanwhile
+    doubt_ms: int = 1000
 
     def __post_init__(self) -> None:
         for name in ("steady_frames", "gone_frames"):
             if getattr(self, name) < 1:
                 raise ValueError(f"TrackerConfig.{name} must be at least 1, got {getattr(self, name)}")
-        for name in ("steady_ms", "gone_ms", "forget_ms"):
+        for name in ("steady_ms", "gone_ms", "forget_ms", "doubt_ms"):
             if getattr(self, name) < 0:
                 raise ValueError(f"TrackerConfig.{name} must not be negative, got {getattr(self, name)}")
         if self.match_mm <= 0:
             raise ValueError(f"TrackerConfig.match_mm must be positive, got {self.match_mm}")
+        if not 0.5 < self.sure_agreement <= 1:
+            raise ValueError(f"TrackerConfig.sure_agreement must be above 0.5 and at most 1, got {self.sure_agreement}")
 
 
 @dataclass
@@ -138,6 +148,11 @@ class _Run:
         faces = Counter({label: n for label, n in self.votes.items() if label != BACK})
         face_up = sum(faces.values()) > self.votes[BACK]
         return face_up, faces.most_common(1)[0][0] if face_up else None
+
+    def agreement(self) -> float:
+        """The share of the frames that read a face agreeing on the likeliest identity (1 when none read a face)."""
+        faces = [n for label, n in self.votes.items() if label != BACK]
+        return max(faces) / sum(faces) if faces else 1.0
 
 
 def hand_stagger(layout: Layout) -> dict[int, tuple[float, float]]:
@@ -168,6 +183,8 @@ class _Card:
     state: CardState = "present"
     missing: _Run | None = None  # the visible frames it has been missing in
     turning: _Run | None = None  # frames showing the other face
+    doubt: _Run | None = None  # face up, its frames not agreeing on its identity: they go on voting
+    asked: bool = False  # its doubt went to the engine, for the dealer
 
 
 @dataclass(eq=False)
@@ -363,18 +380,19 @@ class Tracker:
         """A card showing the other face steadily has been turned; one frame of the old face cancels it."""
         if (obs.kind == "card_face") == card.face_up:
             card.turning = None
-            return []
+            return self._vote(seat, card, t_ms, str(obs.label)) if card.doubt and obs.kind == "card_face" else []
         if card.turning is None:
             card.turning = _run(t_ms, str(obs.label))
         else:
             card.turning.add(t_ms, str(obs.label))
         if not card.turning.steady(self.config.steady_frames, self.config.steady_ms):
             return []
-        face_up, identity = card.turning.reading()
-        card.turning = None
-        return self._turn(seat, card, face_up, identity)
+        votes, card.turning = card.turning, None
+        return self._turn(seat, card, votes)
 
-    def _turn(self, seat: int, card: _Card, face_up: bool, identity: str | None) -> list[Event]:
+    def _turn(self, seat: int, card: _Card, votes: _Run) -> list[Event]:
+        """The card now shows the face its frames (``votes``) read."""
+        face_up, identity = votes.reading()
         was_up = card.face_up
         card.face_up = face_up
         if not face_up or was_up or identity is None:
@@ -382,10 +400,32 @@ class Tracker:
         card.identity = identity
         if self.dealing:
             return [CardExposed(seat, card.index)]
+        if votes.agreement() < self.config.sure_agreement:
+            card.doubt, card.asked = votes, False
+            return []
+        return self._identified(seat, card, identity)
+
+    def _identified(self, seat: int, card: _Card, identity: str) -> list[Event]:
+        card.doubt, card.identity = None, identity
         if card.reported == identity:
             return []
         card.reported = identity
         return [CardIdentified(seat, card.index, rules_card(identity))]
+
+    def _vote(self, seat: int, card: _Card, t_ms: int, label: str) -> list[Event]:
+        """One more frame of a card whose identity is in doubt: reported once its frames agree on it; sent as
+        unsure, for the dealer, once it has been in doubt ``doubt_ms`` (its frames still voting after that)."""
+        assert card.doubt is not None
+        card.doubt.add(t_ms, label)
+        _face_up, identity = card.doubt.reading()
+        if identity is None:
+            return []
+        if card.doubt.agreement() >= self.config.sure_agreement:
+            return self._identified(seat, card, identity)
+        if card.asked or t_ms - card.doubt.first_ms < self.config.doubt_ms:
+            return []
+        card.asked = True
+        return [CardIdentified(seat, card.index, rules_card(identity), sure=False)]
 
     def _leave(self, seat: int, hand: _Hand, gone: list[_Card]) -> list[Event]:
         whole_hand = not any(c.state == "present" and c not in gone for c in hand.cards)
@@ -398,7 +438,8 @@ class Tracker:
         return [CardRemoved(seat, card.index) for card in gone]
 
     def _settle(self, seat: int, hand: _Hand, candidate: _Candidate) -> list[Event]:
-        """A candidate seen steadily: a lifted card come back, or a new card in the hand."""
+        """A candidate seen steadily: a lifted card come back, or a new card in the hand (a face its frames disagree
+        on placed as not yet identified)."""
         face_up, identity = candidate.seen.reading()
         x, y = candidate.x, candidate.y
 
@@ -410,16 +451,19 @@ class Tracker:
         if lifted:
             card = min(lifted, key=lambda c: (c.identity != identity, distance(c)))
             card.state, card.x, card.y = "present", x, y
-            return self._turn(seat, card, face_up, identity)
+            return self._turn(seat, card, candidate.seen)
         removed = [c for c in hand.cards if c.state == "removed"]
-        new = _Card(len(hand.cards), x, y, face_up, identity, identity)
+        sure = candidate.seen.agreement() >= self.config.sure_agreement
+        new = _Card(len(hand.cards), x, y, face_up, identity, identity if sure else None)
+        if face_up and not sure:
+            new.doubt = candidate.seen
         if removed and not self.dealing:
             new.index = min(removed, key=distance).index  # the bought card takes the discard's place
             hand.cards[new.index] = new
         else:
             hand.cards.append(new)
         self._order += 1
-        return [CardPlaced(seat, rules_card(identity) if identity else None, face_up, self._order)]
+        return [CardPlaced(seat, rules_card(new.reported) if new.reported else None, face_up, self._order)]
 
     def _track_chips(self, t_ms: int, key: ZoneKey, total: int, sure: bool) -> list[Event]:
         """A zone's total (and whether the counter vouches for it) is reported once it has held steady; a total

@@ -40,6 +40,9 @@ class CardIdentified(Body, tag="card_identified"):
     position: int
     index: int
     card: str
+    #: False when the camera cannot vouch for ``card`` (its frames disagree on it): the engine takes the card as
+    #: still unknown and asks the dealer which it is
+    sure: bool = True
 
 
 class CardExposed(Body, tag="card_exposed"):

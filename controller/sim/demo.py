@@ -298,6 +298,10 @@ def _summary(played: int, seconds: float | None, results: Results, driver: Rende
                      f"{len(results.confirmations)} ("
                      + ", ".join(f"coup {c} seat {s} {z} {format_money(a)} €" for c, s, z, a in results.confirmations)
                      + ")")
+    if results.card_confirmations:
+        lines.append(f"  cards the dealer named (the camera could not tell them): {len(results.card_confirmations)} ("
+                     + ", ".join(f"coup {c} position {p} card {i + 1} {card}"
+                                 for c, p, i, card in results.card_confirmations) + ")")
     if results.voided_by_chief:
         lines.append(f"  coups the table chief declared void: {len(results.voided_by_chief)} "
                      f"({', '.join(map(str, results.voided_by_chief))})")

@@ -25,6 +25,7 @@ from controller.bus.schema import (
     AnyBody,
     ButtonPressed,
     CameraStatus,
+    CardIdentified,
     CardPlaced,
     ChipsChanged,
     CoupSettled,
@@ -36,8 +37,9 @@ from controller.bus.schema import (
     TableState,
 )
 from controller.bus.transport import Publisher, Subscriber
+from controller.rules.cards import parse_card
 from controller.rules.history import format_money, format_operation
-from controller.rules.operations import DeclareVoid, Settle
+from controller.rules.operations import DeclareVoid, IdentifyCard, Settle
 
 from .camera import RenderedCamera
 from .devices import WAIT_S, PtyShoe, Stop, Stopped, VirtualPins, never
@@ -85,6 +87,8 @@ class Results:
     voided_by_chief: list[int] = field(default_factory=list)
     #: the amounts the dealer keyed because the camera could not vouch for them: (coup, seat, zone, cents)
     confirmations: list[tuple[int, int, str, int]] = field(default_factory=list)
+    #: the cards the dealer named because the camera could not tell them: (coup, position, index, card)
+    card_confirmations: list[tuple[int, int, int, str]] = field(default_factory=list)
 
     @property
     def paid(self) -> int:
@@ -127,6 +131,9 @@ class VirtualTable:
         #: not yet been seen to ask about (zone -> when the doubt went out)
         self._to_confirm: list[tuple[int, str]] = []
         self._doubts: dict[tuple[int, str], float] = {}
+        #: the same for cards: (position, index) the table asked about, and the camera's doubtful cards
+        self._cards_to_confirm: list[tuple[int, int]] = []
+        self._card_doubts: dict[tuple[int, int], float] = {}
 
     # -- reading the bus
     def _absorb(self, timeout_ms: int) -> None:
@@ -161,6 +168,7 @@ class VirtualTable:
             self.phase = str(body.state.get("phase") or "")
             self.state_seen = True
             self._confirm(body.state.get("to_confirm") or [])
+            self._confirm_cards(body.state.get("cards_to_confirm") or [])
         elif isinstance(body, CoupSettled):
             self.results.settled.append(body)
             if self.on_settled:
@@ -172,6 +180,8 @@ class VirtualTable:
     def _note_doubt(self, body: AnyBody) -> None:
         if isinstance(body, ChipsChanged) and not body.sure:
             self._doubts[body.seat, body.box] = time.monotonic()
+        if isinstance(body, CardIdentified) and not body.sure:
+            self._card_doubts[body.position, body.index] = time.monotonic()
 
     def _confirm(self, to_confirm: list[dict[str, object]]) -> None:
         """The dealer answers each zone the table asks him to confirm with the chips that lie there (the scene's
@@ -196,10 +206,29 @@ class VirtualTable:
             self.results.confirmations.append((self.coup_number, seat, zone, amount))
         self._to_confirm = asked
 
+    def _confirm_cards(self, to_confirm: list[dict[str, object]]) -> None:
+        """The dealer names each card the table asks about: the card that lies there (the scene's truth)."""
+        asked = [(int(entry["position"]), int(entry["index"])) for entry in to_confirm]  # type: ignore[call-overload]
+        now = time.monotonic()
+        self._card_doubts = {card: since for card, since in self._card_doubts.items()
+                             if card not in asked and now - since < DOUBT_SETTLES_S}
+        for position, index in asked:
+            if (position, index) in self._cards_to_confirm:
+                continue
+            card = next((c.card for c in self.scene.hand(position) if c.index == index), None)
+            if card is None:
+                continue  # no longer on the felt: nothing to name (the settlement's wait says what is missing)
+            line = format_operation(IdentifyCard(0, position, index, parse_card(card))).split(" ", 1)[1]
+            self.publisher.publish("dealer.keypad", DealerOperation(line))
+            self.results.card_confirmations.append((self.coup_number, position, index, card))
+        self._cards_to_confirm = asked
+
     def _confirmations_done(self) -> bool:
         now = time.monotonic()  # a doubt the table never asked about, seconds on, it settled without a state
         self._doubts = {zone: since for zone, since in self._doubts.items() if now - since < 3 * DOUBT_SETTLES_S}
-        return not self._doubts and not self._to_confirm
+        self._card_doubts = {card: since for card, since in self._card_doubts.items()
+                             if now - since < 3 * DOUBT_SETTLES_S}
+        return not self._doubts and not self._to_confirm and not self._card_doubts and not self._cards_to_confirm
 
     def _wait(self, condition: Callable[[], bool], what: str, seconds: float = WAIT_S) -> None:
         deadline = time.monotonic() + seconds

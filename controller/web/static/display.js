@@ -10,7 +10,8 @@ const T = {
     rnvp:"Rien ne va plus", flag:"ALERTE", colon:" : ", seatFlag:"place", push:"égalité",
     returned:"rendu", handVoid:"Main nulle", qualifies:"qualifié", notQualifies:"non qualifié",
     toConfirm:"à confirmer", confirmTitle:"À confirmer", read:"lu", and:" ; ",
-    confirmTodo:"compter les jetons et saisir le montant", more:n => `+${n} ${n > 1 ? "alertes" : "alerte"}`,
+    confirmTodo:"compter les jetons et saisir le montant", cardTodo:"lire la carte et la saisir",
+    cardN:n => `carte ${n}`, more:n => `+${n} ${n > 1 ? "alertes" : "alerte"}`,
     moreTitle:"alertes les plus anciennes masquées faute de place (leurs places gardent le ⚠)",
     phases:{closed:"Table fermée", betting:"Faites vos jeux", dealing:"Donne", decisions:"Décisions",
             showdown:"Abattage", paying:"Paiements"} },
@@ -24,7 +25,8 @@ const T = {
     rnvp:"No more bets", flag:"ALERT", colon:": ", seatFlag:"seat", push:"push",
     returned:"returned", handVoid:"Hand void", qualifies:"qualifies", notQualifies:"does not qualify",
     toConfirm:"to confirm", confirmTitle:"To confirm", read:"read", and:"; ",
-    confirmTodo:"count the chips and key the amount", more:n => `+${n} ${n === 1 ? "alert" : "alerts"}`,
+    confirmTodo:"count the chips and key the amount", cardTodo:"read the card and key it",
+    cardN:n => `card ${n}`, more:n => `+${n} ${n === 1 ? "alert" : "alerts"}`,
     moreTitle:"oldest alerts hidden for want of room (their seats keep the ⚠)",
     phases:{closed:"Table closed", betting:"Place your bets", dealing:"Dealing", decisions:"Decisions",
             showdown:"Showdown", paying:"Paying"} },
@@ -43,6 +45,7 @@ function money(cents) {
   const abs = Math.abs(cents), units = Math.floor(abs / 100), rest = String(abs % 100).padStart(2, "0");
   return lang === "fr" ? `${sign}${units.toLocaleString("fr-FR")},${rest} €` : `${sign}€${units.toLocaleString("en-GB")}.${rest}`;
 }
+function cardText(card) { return card.replace("T", "10").replace(/[cdhs]$/, x => SUITS[x]); }
 function plain(cents) { return money(cents).replace(/^[+−]/, ""); }
 function hand(name) { return lang === "fr" ? name : (HANDS_EN[name] || name); }
 function el(tag, cls, text) { const e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = text; return e; }
@@ -84,6 +87,14 @@ function draw() {
       el("span", "title", `${t.confirmTitle}${t.colon}${t.seatFlag} ${seat}, ${read.join(t.and)}`),
       document.createTextNode(" "), el("span", "todo", "→ " + t.confirmTodo));
     b.dataset.seat = seat;
+    return b;
+  }), ...(s.cards_to_confirm || []).map(c => {
+    // A card the camera could not tell: the coup waits for the dealer to name it (never settled on a guess).
+    const who = c.position === 0 ? t.dealer : `${t.seatFlag} ${c.position}`;
+    const b = banner("confirm", "alert", el("span", "icon", "⌨"),
+      el("span", "title", `${t.confirmTitle}${t.colon}${who}, ${t.cardN(c.index + 1)} — ${t.read} ${cardText(c.read)} ?`),
+      document.createTextNode(" "), el("span", "todo", "→ " + t.cardTodo));
+    b.dataset.position = c.position;
     return b;
   }));
   document.getElementById("coup").textContent = `${t.coup} ${s.coup}`;
@@ -171,7 +182,7 @@ function draw() {
   const d = document.getElementById("dealer"); d.replaceChildren(el("h2", "", t.dealer));
   const dealer = s.dealer || {cards: [], card_count: 0};
   d.append(el("div", "", t.cards(dealer.card_count || 0)));
-  d.append(el("div", "cards", (dealer.cards || []).map(c => c ? c.replace("T", "10").replace(/[cdhs]$/, x => SUITS[x]) : "▮").join(" ")));
+  d.append(el("div", "cards", (dealer.cards || []).map(c => c ? cardText(c) : "▮").join(" ")));
   if (settlement && settlement.dealer_hand) {
     d.append(el("div", "hand", `${hand(settlement.dealer_hand)} — ${settlement.dealer_qualifies ? t.qualifies : t.notQualifies}`));
   }
