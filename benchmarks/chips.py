@@ -7,16 +7,17 @@ Run from the repository root::
 
 Scenes of the virtual table (its own deck, renderer seeds 100 and on, which no model trained on) with random bets
 in the 28 bet zones: none in about one zone in seven, else one to three denominations, each a spread pile of 1 to
-``--max-height`` chips. Each frame goes
-through ``TableReader.read`` (every region read), as the vision process reads it; a zone is right when its value in
-cents is. It reports:
+``--max-height`` chips; with ``--stacked-share``, that share of the zones holds a casino stack instead (1 to
+``--max-height`` chips of one or two denominations, the largest at the bottom, part of its side seen). Each frame
+goes through ``TableReader.read`` (every region read), as the vision process reads it; a zone is right when its value
+in cents is. It reports, spread piles and stacks apart:
 
 - zones right, overall and by the number of denominations in the zone (0: an empty zone, right when no chip is
   read in it);
 - piles right by height (a pile is right when its denomination's count in the zone is);
 - zones by outcome, as the tracker would report them: right or wrong, sure or unsure (a count whose certainty is
   under the tracker's ``sure_certainty``, or a pile too tall to count, goes to the dealer to confirm); a zone read
-  wrong but sure is a silent error. Also by the zone's tallest pile;
+  wrong but sure is a silent error. Also by the zone's tallest pile, and for stacks by the stack's height;
 - the reader's median time per frame (it includes the cards' and the chips' models).
 
 It reports what it measures; it is never a timed test.
@@ -42,6 +43,8 @@ def main() -> int:
     parser.add_argument("--scenes", type=int, default=12)
     parser.add_argument("--frames", type=int, default=2, help="frames of each scene (each its own sensor noise)")
     parser.add_argument("--max-height", type=int, default=10)
+    parser.add_argument("--stacked-share", type=float, default=0.0,
+                        help="the share of zones holding a casino stack instead of spread piles")
     args = parser.parse_args()
 
     import numpy as np
@@ -62,6 +65,8 @@ def main() -> int:
     piles_total: Counter[int] = Counter()
     times: list[float] = []
     outcome: dict[int, Counter[str]] = defaultdict(Counter)
+    stacks: dict[int, Counter[str]] = defaultdict(Counter)  # by the stack's height
+    stacking = np.random.default_rng(101)  # drawn apart: without stacks, the scenes are as they were
     sure_certainty = TrackerConfig().sure_certainty
     for k in range(args.scenes):
         renderer = Renderer(layout, TableCamera(), seed=100 + k)
@@ -71,8 +76,17 @@ def main() -> int:
                 empty = rng.random() < 0.15
                 kinds = [] if empty else rng.choice(len(DENOMINATIONS), int(rng.integers(1, 4)), replace=False)
                 piles = {DENOMINATIONS[kind]: int(rng.integers(1, args.max_height + 1)) for kind in kinds}
+                stacked = bool(stacking.random() < args.stacked_share)
+                if stacked:  # 1 to max_height chips in all, of one denomination or two
+                    height = int(stacking.integers(1, args.max_height + 1))
+                    two = height > 1 and stacking.random() < 0.5
+                    kinds = stacking.choice(len(DENOMINATIONS), 2 if two else 1, replace=False)
+                    lower = int(stacking.integers(1, height)) if two else height
+                    piles = {DENOMINATIONS[kinds[0]]: lower}
+                    if two:
+                        piles[DENOMINATIONS[kinds[1]]] = height - lower
                 chips = tuple(cents for cents in sorted(piles, reverse=True) for _ in range(piles[cents]))
-                scene, bets[seat, area] = scene.with_chips(seat, area, chips), piles
+                scene, bets[seat, area] = scene.with_chips(seat, area, chips, stacked), (piles, stacked)
         frames = [renderer.render(scene, 170 * f) for f in range(args.frames)]
         reader = TableReader(layout, calibrate(frames[0], layout).table_to_image, change_threshold=-1)
         for frame in frames:
@@ -86,15 +100,19 @@ def main() -> int:
                     read.setdefault((seen.seat, seen.area), Counter())[int(seen.label)] += 1
                     certainty[seen.seat, seen.area] = min(certainty.get((seen.seat, seen.area), 1.0),
                                                           seen.confidence)
-            for zone, piles in bets.items():
+            for zone, (piles, stacked) in bets.items():
                 counted = read.get(zone, Counter())
                 right = counted == Counter(piles)
-                zones_total[len(piles)] += 1
-                zones_right[len(piles)] += right
                 # as the tracker would report it: sure, or to be confirmed by the dealer
                 sure = certainty.get(zone, 1.0) >= sure_certainty
+                verdict = ("right" if right else "wrong") + (" sure" if sure else " unsure")
+                if stacked:
+                    stacks[sum(piles.values())][verdict] += 1
+                    continue
+                zones_total[len(piles)] += 1
+                zones_right[len(piles)] += right
                 tallest = max(piles.values(), default=0)
-                outcome[tallest][("right" if right else "wrong") + (" sure" if sure else " unsure")] += 1
+                outcome[tallest][verdict] += 1
                 for cents, height in piles.items():
                     piles_total[height] += 1
                     piles_right[height] += counted[cents] == height
@@ -105,6 +123,9 @@ def main() -> int:
         # a zone read wrong but sure is a silent error; one read unsure goes to the dealer to confirm
         "zones_by_outcome": dict(sum(outcome.values(), Counter())),
         "zones_by_tallest_pile": {h: dict(outcome[h]) for h in sorted(outcome)},
+        # casino stacks: a stack is right when its value is (every denomination's count)
+        "stacks_by_outcome": dict(sum(stacks.values(), Counter())),
+        "stacks_by_height": {h: dict(stacks[h]) for h in sorted(stacks)},
         "reader_ms_per_frame_median": round(1000 * statistics.median(times), 1),
         "frames": len(times),
     }

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from controller.felt.chips import CHIP_SET, make_stack
+from controller.felt.chips import CHIP_DIAMETER_MM, CHIP_SET, CHIP_THICKNESS_MM, make_stack
 from controller.felt.layout import ARUCO_DICTIONARY, load_layout
 from controller.rules.errors import CardError
 from controller.sim import render
@@ -124,6 +124,37 @@ def test_chip_stacks_show_their_denominations_in_the_box(renderer: Renderer) -> 
         for place in places:
             assert _nearest_chip(patch_at(frame, renderer.camera, place.top_mm, 2)) == place.cents, stack
             assert LAYOUT.zone(stack.seat, stack.box).contains(*place.base_mm)
+
+
+def test_a_casino_stack_shows_its_top_chip_shifted_away_from_the_lens(renderer: Renderer) -> None:
+    camera = renderer.camera
+    foot = np.array(camera.lens_mm[:2])
+    point = np.array(LAYOUT.zone(7, "ante").centre)
+    assert camera.seen_on_felt(point, 0.0)[0] == pytest.approx(point)
+    chips = (2500,) * 3 + (500,) * 5  # a mixed stack as a casino builds it: the largest at the bottom
+    stack_scene = SceneState().with_chips(7, "ante", chips, stacked=True)
+    spread_scene = SceneState().with_chips(7, "ante", chips)
+    stack = stack_scene.chips[0]
+    centres = renderer.chip_centres(stack)
+    assert [cents for cents, _ in centres] == list(chips)
+    top = np.array(centres[-1][1])
+    height = len(chips) * CHIP_THICKNESS_MM
+    # seen along the ray from the lens: further out by the lens's height over what is left above the stack (give
+    # or take the hand-built stack's wobble, 0.5 mm a chip)
+    expected = foot + (point - foot) * camera.lens_mm[2] / (camera.lens_mm[2] - height)
+    assert np.linalg.norm(expected - point) > 8 and np.linalg.norm(top - expected) < 2
+    places = renderer.chip_places(stack)
+    assert [(place.cents, place.count) for place in places] == [(2500, 3), (500, 5)]
+    empty, stacked, spread = (renderer.render(scene, 0) for scene in (SceneState(), stack_scene, spread_scene))
+    assert _nearest_chip(patch_at(stacked, camera, top, 2)) == 500
+    # the side shows between the top chip's face and the lens's foot; nothing is drawn on the other side of it
+    outwards = (top - foot) / np.linalg.norm(top - foot)
+    radius = CHIP_DIAMETER_MM / 2 * camera.seen_on_felt(point, height)[1]
+    side, beyond = top - outwards * (radius + 3), top + outwards * (radius + 3)
+    assert np.abs(patch_at(stacked, camera, side, 0) - patch_at(empty, camera, side, 0)).sum() > 40
+    assert np.abs(patch_at(stacked, camera, beyond, 0) - patch_at(empty, camera, beyond, 0)).sum() < 20
+    covered = [int((np.abs(frame.astype(int) - empty).sum(2) > 40).sum()) for frame in (stacked, spread)]
+    assert covered[0] < covered[1] * 0.5, covered  # one stack covers far less felt than two spread piles
 
 
 def test_an_arm_covers_its_path_and_nothing_else(renderer: Renderer) -> None:

@@ -112,6 +112,9 @@ def test_a_coup_without_a_deck_draws_a_reproducible_shuffle_from_the_scripts_see
      "coup[1].faults[1].seat", 4, "takes nothing"),
     ("seats = [1]\n[[coup]]\nbets = { 1 = { ante = 1000 } }\nfaults = [{ kind = \"camera_dropout\", seconds = 99 }]\n",
      "coup[1].faults[1].seconds", 4, "0..60"),
+    ("seats = [1]\n[[coup]]\nbets = { 1 = { ante = 1000 } }\nstacked = 1\n", "coup[1].stacked", 4, "list of seats"),
+    ("seats = [1, 2]\n[[coup]]\nbets = { 1 = { ante = 1000 } }\nstacked = [2]\n", "coup[1].stacked", 4, "no bets"),
+    ("seats = [1]\n[[coup]]\nbets = { 1 = { ante = 1000 } }\nstacked = [8]\n", "coup[1].stacked", 4, "1..7"),
 ])
 def test_each_mistake_names_its_key_and_line(text, key, line, words):
     with pytest.raises(ScriptError) as caught:

@@ -7,7 +7,8 @@ and exports it to ONNX for the table.
     python -m training.train_chips export      # models/chip_counter.pt -> models/chip_counter.onnx
 
 Each scene puts random bets in every bet zone of the seven seats (none in some, one to three denominations of one
-to five chips each in the others, piled and spread as the renderer lays a bet) and random cards in the card zones;
+to five chips each in the others, piled and spread as the renderer lays a bet; with ``--stacked-share``, that share
+of the zones a casino stack of one or two denominations instead) and random cards in the card zones;
 the frame is read as the table reads it (calibrated from its markers) and each bet zone's crop is kept with its
 counts. A renderer seed draws its own felt noise and light and, for the cards, one of the training decks: the held-
 out split is a seed of its own. The virtual table's deck (``svg-standard``) is never drawn here.
@@ -40,11 +41,13 @@ MODEL_PATH = MODELS / "chip_counter.pt"
 TALL_SHARE = 0.25
 
 
-def render_zones(seed: int, scenes: int, max_height: int = 5) -> tuple[np.ndarray, np.ndarray]:
-    """``scenes`` scenes drawn by a renderer of ``seed``: every bet zone's crop (N x CROP_PX x CROP_PX x 3 RGB) and
-    its chips counted per denomination (N x len(DENOMINATIONS)). Piles are 1 to 5 chips high, and with
-    ``max_height`` above 5, ``TALL_SHARE`` of them 6 to ``max_height`` (the counter learns them as "too many to
-    count")."""
+def render_zones(seed: int, scenes: int, max_height: int = 5, stacked_share: float = 0.0
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``scenes`` scenes drawn by a renderer of ``seed``: every bet zone's crop (N x CROP_PX x CROP_PX x 3 RGB), its
+    chips counted per denomination (N x len(DENOMINATIONS)) and whether they are a casino stack (N). Piles are 1 to
+    5 chips high, and with ``max_height`` above 5, ``TALL_SHARE`` of them 6 to ``max_height`` (the counter learns
+    them as "too many to count"). ``stacked_share`` of the zones hold a casino stack instead: 1 to ``max_height``
+    chips of one denomination or two, the largest at the bottom (as ``make_stack`` builds it)."""
     from controller.rules.cards import full_deck
     from controller.sim.render import Renderer, TableCamera
     from controller.sim.scene import CardOnFelt, SceneState
@@ -57,7 +60,8 @@ def render_zones(seed: int, scenes: int, max_height: int = 5) -> tuple[np.ndarra
     rng = np.random.default_rng(seed)
     cards = [str(card) for card in full_deck()]
     table_to_image = None
-    crops, counts = [], []
+    stacking = np.random.default_rng([seed, 7])  # drawn apart: without stacks, the data is as it was
+    crops, counts, stacked = [], [], []
     for _ in range(scenes):
         scene, truth = SceneState(), {}
         for seat in layout.seats():
@@ -67,25 +71,36 @@ def render_zones(seed: int, scenes: int, max_height: int = 5) -> tuple[np.ndarra
                     for kind in rng.choice(len(DENOMINATIONS), int(rng.choice([1, 1, 2, 2, 3])), replace=False):
                         tall = max_height > 5 and rng.random() < TALL_SHARE
                         count[kind] = rng.integers(6, max_height + 1) if tall else rng.integers(1, 6)
+                stack = bool(stacking.random() < stacked_share)
+                if stack:  # 1 to max_height chips in all, of one denomination or two
+                    count[:] = 0
+                    height = int(stacking.integers(1, max_height + 1))
+                    kinds = stacking.choice(len(DENOMINATIONS), 1 if height == 1 else int(stacking.choice([1, 2])),
+                                            replace=False)
+                    lower = int(stacking.integers(1, height)) if len(kinds) == 2 else height
+                    count[kinds[0]] = lower
+                    if len(kinds) == 2:
+                        count[kinds[1]] = height - lower
                 chips = tuple(cents for k in reversed(range(len(DENOMINATIONS))) for cents in
                               [DENOMINATIONS[k]] * int(count[k]))
-                scene, truth[seat, area] = scene.with_chips(seat, area, chips), count
+                scene, truth[seat, area] = scene.with_chips(seat, area, chips, stack), (count, stack)
             for index in range(int(rng.integers(0, 6))):
                 scene = scene.with_card(CardOnFelt(seat, index, cards[int(rng.integers(52))], rng.random() < 0.3))
         frame = renderer.render(scene, int(rng.integers(0, 10**6)))
         if table_to_image is None:  # one camera for all the scenes: calibrated once, from its markers
             table_to_image = calibrate(frame, layout).table_to_image
-        for (seat, area), count in truth.items():
+        for (seat, area), (count, stack) in truth.items():
             crops.append(zone_crop(frame, table_to_image @ zone_to_table(layout, layout.zone(seat, area))))
             counts.append(count)
-    return np.array(crops, np.uint8), np.array(counts, np.int64)
+            stacked.append(stack)
+    return np.array(crops, np.uint8), np.array(counts, np.int64), np.array(stacked, bool)
 
 
-def make_data(out: Path, seeds: list[int], scenes: int, max_height: int = 5) -> Path:
-    parts = [render_zones(seed, scenes, max_height) for seed in seeds]
+def make_data(out: Path, seeds: list[int], scenes: int, max_height: int = 5, stacked_share: float = 0.0) -> Path:
+    parts = [render_zones(seed, scenes, max_height, stacked_share) for seed in seeds]
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(out, crops=np.concatenate([p[0] for p in parts]), counts=np.concatenate([p[1] for p in parts]),
-                        seeds=np.array(seeds))
+                        stacked=np.concatenate([p[2] for p in parts]), seeds=np.array(seeds))
     return out
 
 
@@ -181,18 +196,42 @@ def train(data: Path, held_out: Path, epochs: int, seed: int, out: Path, threads
     return right
 
 
-def held_out_report(weights: Path, held_out: Path) -> dict[str, object]:
-    """The checkpoint on the held-out split: zones right, and each denomination's piles right by their height."""
+def held_out_report(weights: Path, held_out: Path, sure_certainty: float = 0.5) -> dict[str, object]:
+    """The checkpoint on the held-out split, spread piles and casino stacks apart: zones right, zones read wrong
+    with a certainty the tracker would vouch for (``sure_certainty``: silent errors), and each denomination's piles
+    right by their height (true heights, before the top class folds them)."""
     import torch
 
     net = build_net()
     net.load_state_dict({k: v.float() for k, v in torch.load(weights, weights_only=False)["state_dict"].items()})
-    x, y = load_data(held_out)
-    p = predicted_counts(net, x)
-    # the top class stands for "that many or more": too many to count
-    heights = {f"{h}+" if h == MAX_COUNT - 1 else str(h): f"{int((p[y == h] == h).sum())}/{int((y == h).sum())}"
-               for h in range(1, MAX_COUNT) if (y == h).any()}
-    return {"zones_right": f"{int((p == y).all(1).sum())}/{len(y)}", "piles_right_by_height": heights}
+    data = np.load(held_out)
+    x, true = data["crops"], data["counts"]
+    stacked = data["stacked"] if "stacked" in data else np.zeros(len(x), bool)
+    y = np.minimum(true, MAX_COUNT - 1)
+    net.eval()
+    with torch.no_grad():
+        probabilities = np.concatenate([torch.softmax(net(_tensor(x[k:k + 512])), 2).numpy()
+                                        for k in range(0, len(x), 512)])
+    p = probabilities.argmax(2)
+    # as vision.chip_counter vouches: the product of each count's probability, none for "too many to count"
+    certainty = np.take_along_axis(probabilities, p[..., None], 2)[..., 0].prod(1) * (p < MAX_COUNT - 1).all(1)
+    report: dict[str, object] = {}
+    for name, rows in (("spread", ~stacked), ("stacked", stacked)):
+        if not rows.any():
+            continue
+        right = (p[rows] == y[rows]).all(1)
+        sure = certainty[rows] >= sure_certainty
+        heights = {}
+        for h in range(1, int(true.max()) + 1):
+            piles = rows[:, None] & (true == h)
+            if piles.any():
+                target = min(h, MAX_COUNT - 1)
+                heights[str(h)] = f"{int((p[piles] == target).sum())}/{int(piles.sum())}"
+        report[name] = {"zones_right": f"{int(right.sum())}/{int(rows.sum())}",
+                        "zones_wrong_and_sure": f"{int((~right & sure).sum())}/{int(rows.sum())}",
+                        "zones_unsure": f"{int((~sure).sum())}/{int(rows.sum())}",
+                        "piles_right_by_height": heights}
+    return report
 
 
 def export(weights: Path = MODEL_PATH, target: Path = ONNX_PATH) -> Path:
@@ -241,6 +280,8 @@ def main(argv: list[str] | None = None) -> int:
     data.add_argument("--scenes", type=int, default=100, help="scenes per seed (28 zones each)")
     data.add_argument("--max-height", type=int, default=5, choices=range(5, 16), metavar="5..15",
                       help="the tallest pile drawn (above 5: a quarter of the piles are taller than 5)")
+    data.add_argument("--stacked-share", type=float, default=0.0,
+                      help="the share of zones holding a casino stack instead of spread piles")
     training = sub.add_parser("train", help="train the counter in torch (then run: export)")
     training.add_argument("--data", type=Path, default=Path("build/chips/train.npz"))
     training.add_argument("--held-out", type=Path, default=Path("build/chips/held_out.npz"))
@@ -266,7 +307,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "data":
         return exit_cleanly_when_interrupted(parser.prog, lambda: print(
-            f"{make_data(args.out, args.seeds, args.scenes, args.max_height)}: "
+            f"{make_data(args.out, args.seeds, args.scenes, args.max_height, args.stacked_share)}: "
             f"{len(args.seeds) * args.scenes * 28} zones"))
 
     def work() -> None:

@@ -21,6 +21,8 @@ class ChipKind:
 
 #: A casino chip's diameter (the common 39 mm), as the virtual table draws it.
 CHIP_DIAMETER_MM = 39.0
+#: and its thickness (a 10 g clay chip): ten stacked chips stand 33 mm high
+CHIP_THICKNESS_MM = 3.3
 
 #: The default chip set (euros): 0.50 € is the bonus token of seed 004 (« le jeton 0,5 € »).
 CHIP_SET: tuple[ChipKind, ...] = (

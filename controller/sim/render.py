@@ -13,6 +13,7 @@ which no model trained on (``training.render_data`` trains on the other KDE deck
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import shutil
@@ -26,7 +27,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from controller.felt.chips import CHIP_DIAMETER_MM, CHIP_SET, chip_kind
+from controller.felt.chips import CHIP_DIAMETER_MM, CHIP_SET, CHIP_THICKNESS_MM, chip_kind
 from controller.felt.layout import ARUCO_DICTIONARY, DEALER, SEAT_AREAS, Layout, Zone, axes
 from controller.rules.cards import Card, parse_card
 from controller.sim.conditions import CONDITIONS, OTHER_DECK
@@ -44,6 +45,9 @@ CARD_MM = (63.0, 88.0)  # poker size: the short side lies along the zone's long 
 STAGGER_MM = 28.0  # each next card « légèrement décalée » along the zone's long axis
 #: a pile spread for the camera: each chip this much past the one under it
 CHIP_SPREAD_MM = 17.0
+#: a casino stack: how far (sd, mm) a chip sits off the one under it, and how many layers draw a chip's edge
+STACK_WOBBLE_MM = 0.5
+STACK_LAYERS = 3
 RAIL_MM = 40.0  # the padded rail drawn around the felt; beyond it the remap's border colour
 RAIL_BGR = (28, 34, 46)
 FELT_BGR = (48, 128, 38)
@@ -111,6 +115,22 @@ class TableCamera:
         return to_pixels @ unit, focal, principal
 
     @property
+    def lens_mm(self) -> tuple[float, float, float]:
+        """Where the lens is: the felt point straight under it (mm) and its height above the felt (mm). The roll
+        turns the camera about its own axis and the offset shifts the image: neither moves the lens."""
+        t = math.radians(self.tilt_deg)
+        return (self.felt_mm[0] / 2, self.felt_mm[1] / 2 - self.distance_mm * math.sin(t),
+                self.distance_mm * math.cos(t))
+
+    def seen_on_felt(self, point_mm: np.ndarray, height_mm: float) -> tuple[np.ndarray, float]:
+        """A point ``height_mm`` above the felt point ``point_mm``, as the camera sees it: the felt point on the
+        same ray from the lens, and how much larger things at that height look. A stack's top is seen shifted away
+        from the point under the lens, and its side shows on that side."""
+        x, y, h = self.lens_mm
+        scale = h / (h - height_mm)
+        return np.array([x, y]) + (np.asarray(point_mm, float) - (x, y)) * scale, scale
+
+    @property
     def homography(self) -> np.ndarray:
         """3x3, felt millimetres to (undistorted) image pixels."""
         return self._model[0]
@@ -153,6 +173,13 @@ def _camera_maps(camera: TableCamera, px_per_mm: float) -> tuple[np.ndarray, np.
     canvas = ((table + RAIL_MM) * px_per_mm).astype(np.float32)
     shape = (camera.height, camera.width)
     return cv2.convertMaps(canvas[:, 0].reshape(shape), canvas[:, 1].reshape(shape), cv2.CV_16SC2)
+
+
+def _shaded(sprite: np.ndarray, light: float) -> np.ndarray:
+    """A BGRA sprite with its colour times ``light``, its alpha kept: a chip's edge, in the shade of its face."""
+    shaded = sprite.copy()
+    shaded[..., :3] = (sprite[..., :3] * light).astype(np.uint8)
+    return shaded
 
 
 def _darken(image: np.ndarray, amount: np.ndarray) -> np.ndarray:
@@ -324,9 +351,11 @@ class Renderer:
             self._faces = {card: _fit(sprite, card_px) for card, sprite in art[0].items()}
             self._back, self.card_art = _fit(art[1], card_px), art[2]
         self._chips = {}  # (cents, turn) -> BGRA sprite: stripes at a few angles so stacks look uneven
+        self._chip_edges = {}  # (cents, turn) -> the chip as its edge is seen in a stack: the seam, the edge
         for cents in (kind.cents for kind in CHIP_SET):
             for turn in range(4):
-                self._chips[cents, turn] = self._chip_sprite(cents, turn * 15.0)
+                self._chips[cents, turn] = sprite = self._chip_sprite(cents, turn * 15.0)
+                self._chip_edges[cents, turn] = (_shaded(sprite, 0.35), _shaded(sprite, 0.8))
         self._static = self._felt_layer()
         self._settled: tuple[tuple, np.ndarray] | None = None
         self._map1, self._map2 = _camera_maps(camera, self.scale)
@@ -351,8 +380,20 @@ class Renderer:
 
     def chip_places(self, stack: ChipStack) -> list[ChipPlace]:
         """Each denomination's pile, side by side along the seat's axis, largest first. A pile is spread towards
-        the player, ``CHIP_SPREAD_MM`` a chip, as dealers spread a bet for the camera: every chip shows."""
+        the player, ``CHIP_SPREAD_MM`` a chip, as dealers spread a bet for the camera: every chip shows. In a casino
+        stack each denomination's run stands on the one below it, on the box's centre; its top is where the camera
+        sees its top chip's face."""
         zone = self.layout.zone(stack.seat, stack.box)
+        if stack.stacked:
+            places, height = [], 0
+            for cents, run in itertools.groupby(stack.chips):
+                chip_kind(cents)
+                height += len(list(run))
+                seen_at = self._stack_centre(stack, height - 1)
+                top, _scale = self.camera.seen_on_felt(seen_at, height * CHIP_THICKNESS_MM)
+                places.append(ChipPlace(cents, height - sum(p.count for p in places), zone.centre,
+                                        (float(top[0]), float(top[1]))))
+            return places
         u, v = axes(self.layout.bet_axis(zone))
         counts = sorted(Counter(stack.chips).items(), key=lambda item: -item[0])
         spacing = CHIP_DIAMETER_MM + 2 if len(counts) <= 2 else CHIP_DIAMETER_MM * 0.8  # keep them near the box
@@ -366,7 +407,12 @@ class Renderer:
         return places
 
     def chip_centres(self, stack: ChipStack) -> list[tuple[int, tuple[float, float]]]:
-        """Every chip of a stack, bottom to top of each pile: (cents, centre in mm)."""
+        """Every chip of a stack, bottom to top of each pile: (cents, centre in mm; in a casino stack, where the
+        camera sees its face)."""
+        if stack.stacked:
+            seen = [self.camera.seen_on_felt(self._stack_centre(stack, k), (k + 1) * CHIP_THICKNESS_MM)[0]
+                    for k in range(len(stack.chips))]
+            return [(cents, (float(p[0]), float(p[1]))) for cents, p in zip(stack.chips, seen, strict=True)]
         chips = []
         for place in self.chip_places(stack):
             base, top = np.array(place.base_mm), np.array(place.top_mm)
@@ -446,6 +492,9 @@ class Renderer:
         """The felt with the scene's chips and cards (and the hands of players peeking at theirs)."""
         canvas = self._static.copy()
         for stack in scene.chips:
+            if stack.stacked:
+                self._draw_stack(canvas, stack)
+                continue
             for place in self.chip_places(stack):
                 self._draw_pile(canvas, stack, place)
         lifted = []
@@ -493,6 +542,37 @@ class Renderer:
             centre = base + (top - base) * (k / max(place.count - 1, 1))
             quad = np.array([centre + (-r, -r), centre + (r, -r), centre + (r, r), centre + (-r, r)])
             self._paste(canvas, self._chips[place.cents, turns[k]], self._px(quad), shadow_mm=0.8 if k == 0 else 0)
+
+    def _stack_centre(self, stack: ChipStack, k: int) -> np.ndarray:
+        """The felt point under chip ``k`` of a casino stack: the box's centre, each chip a little off the one
+        under it (a stack built by hand is not quite straight)."""
+        zone = self.layout.zone(stack.seat, stack.box)
+        wobble = np.random.default_rng([self.seed, 6, stack.seat, SEAT_AREAS.index(stack.box)]).normal(
+            0, STACK_WOBBLE_MM, (k + 1, 2))  # row k is the same whatever the stack's height
+        return np.array(zone.centre, float) + wobble[k]
+
+    def _draw_stack(self, canvas: np.ndarray, stack: ChipStack) -> None:
+        """A casino stack as the camera sees it: every chip's edge, bottom to top, drawn as the chip seen at a few
+        heights through its thickness (the side shows where the lens is not straight above), a dark seam between
+        two chips, then the top chip's face."""
+        r = CHIP_DIAMETER_MM / 2
+        turns = np.random.default_rng([self.seed, 4, stack.seat, SEAT_AREAS.index(stack.box)]).integers(
+            0, 4, len(stack.chips))
+
+        def paste(sprite: np.ndarray, k: int, height_mm: float, shadow_mm: float = 0.0) -> None:
+            centre, scale = self.camera.seen_on_felt(self._stack_centre(stack, k), height_mm)
+            half = r * scale
+            quad = np.array([centre + (-half, -half), centre + (half, -half), centre + (half, half),
+                             centre + (-half, half)])
+            self._paste(canvas, sprite, self._px(quad), shadow_mm)
+
+        for k, cents in enumerate(stack.chips):
+            seam, edge = self._chip_edges[cents, turns[k]]
+            paste(seam, k, k * CHIP_THICKNESS_MM, shadow_mm=0.8 if k == 0 else 0.0)
+            for step in range(1, STACK_LAYERS + 1):
+                paste(edge, k, (k + step / STACK_LAYERS) * CHIP_THICKNESS_MM)
+        top = len(stack.chips) - 1
+        paste(self._chips[stack.chips[top], turns[top]], top, len(stack.chips) * CHIP_THICKNESS_MM)
 
     def _draw_lifted(self, canvas: np.ndarray, card: CardOnFelt) -> None:
         """A player peeking: the card raised at the zone's edge (foreshortened, back showing) under his hand."""

@@ -24,6 +24,9 @@ class ChipStack:
     seat: int
     box: str  # ante, raise, bonus, jackpot
     chips: tuple[int, ...]  # denominations in cents, bottom to top (controller.felt.chips.CHIP_SET)
+    #: a casino stack (every chip on the one below it, the camera seeing the top chip and part of the side) rather
+    #: than piles spread for the camera, one per denomination
+    stacked: bool = False
 
 
 @dataclass(frozen=True)
@@ -52,9 +55,9 @@ class SceneState:
     def without_card(self, position: int, index: int) -> SceneState:
         return replace(self, cards=tuple(c for c in self.cards if (c.position, c.index) != (position, index)))
 
-    def with_chips(self, seat: int, box: str, chips: tuple[int, ...]) -> SceneState:
+    def with_chips(self, seat: int, box: str, chips: tuple[int, ...], stacked: bool = False) -> SceneState:
         kept = tuple(s for s in self.chips if (s.seat, s.box) != (seat, box))
-        return replace(self, chips=kept + ((ChipStack(seat, box, chips),) if chips else ()))
+        return replace(self, chips=kept + ((ChipStack(seat, box, chips, stacked),) if chips else ()))
 
     def hand(self, position: int) -> list[CardOnFelt]:
         return sorted((c for c in self.cards if c.position == position), key=lambda c: c.index)

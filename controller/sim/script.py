@@ -9,6 +9,7 @@
     seed = 12                   # optional, instead of deck: a shuffled deck
     bets = { 1 = { ante = 1000, bonus = 250 }, 3 = { ante = 2000, jackpot = 100 } }
     decisions = { 1 = "raise", 3 = "buy 2" }   # raise | fold | buy N (N: the discarded card, 0..4) | auto
+    stacked = [3]               # optional: seats whose chips are built in casino stacks, not spread for the camera
     faults = [ { kind = "exposed_card", seat = 1, round = 2 } ]
 
 A seat with bets and no decision plays ``auto`` (raise with a pair or better, or ace-king; else fold). Every mistake
@@ -86,6 +87,8 @@ class CoupScript:
     bets: dict[int, Bets]
     decisions: dict[int, Decision]
     faults: tuple[Fault, ...] = ()
+    #: seats whose chips (bets, raise, what the dealer pays) are casino stacks rather than piles spread for the camera
+    stacked: frozenset[int] = frozenset()
 
     def fault(self, kind: str) -> Fault | None:
         return next((f for f in self.faults if f.kind == kind), None)
@@ -184,10 +187,10 @@ def parse_script(text: str, source: str = "<script>") -> Script:
 
 def _parse_coup(reader: _Reader, number: int, spec: dict[str, Any], seats: tuple[int, ...], profile: Any,
                 base_seed: int) -> CoupScript:
+    keys = ["deck", "seed", "bets", "decisions", "stacked", "faults"]
     for key in spec:
-        if key not in ("deck", "seed", "bets", "decisions", "faults"):
-            raise reader.fail(key, f"unknown key{suggest(key, ['deck', 'seed', 'bets', 'decisions', 'faults'])}",
-                              number)
+        if key not in keys:
+            raise reader.fail(key, f"unknown key{suggest(key, keys)}", number)
     if "deck" in spec and "seed" in spec:
         raise reader.fail("deck", "give a deck or a seed, not both", number)
     if "deck" in spec:
@@ -220,6 +223,12 @@ def _parse_coup(reader: _Reader, number: int, spec: dict[str, Any], seats: tuple
         if seat not in bets:
             raise reader.fail(key, f"seat {seat} has no bets in this coup", number)
         decisions[seat] = _parse_decision(reader, action, key, number, profile.card_purchase)
+    stacked_value = spec.get("stacked", [])
+    if not isinstance(stacked_value, list):
+        raise reader.fail("stacked", "expected a list of seats, e.g. [1, 3]", number)
+    stacked = frozenset(_seat(reader, seat, "stacked", number) for seat in stacked_value)
+    for seat in sorted(stacked - set(bets)):
+        raise reader.fail("stacked", f"seat {seat} has no bets in this coup", number)
     faults_value = spec.get("faults", [])
     if not isinstance(faults_value, list):
         raise reader.fail("faults", "expected a list of { kind = NAME, ... }", number)
@@ -228,7 +237,7 @@ def _parse_coup(reader: _Reader, number: int, spec: dict[str, Any], seats: tuple
     for index, fault in enumerate(faults):
         if fault.kind == "decision_timeout" and not profile.decision_timer:
             raise reader.fail(f"faults[{index + 1}].kind", f"profile {profile.name} has no decision timer", number)
-    return CoupScript(deck, bets, decisions, faults)
+    return CoupScript(deck, bets, decisions, faults, stacked)
 
 
 def _parse_deck(reader: _Reader, value: Any, number: int) -> tuple[Card, ...]:
@@ -321,9 +330,17 @@ RANDOM_FAULTS = ("exposed_card", "out_of_turn", "wrong_count", "bet_changed_afte
                  "duplicate_card", "player_looks", "cut_card_missing", "serial_noise", *PAYMENT_FAULTS)
 
 
-def random_script(seed: int, coups: int, profile_name: str = "fr-2007", fault_rate: float = 0.3) -> Script:
-    """``coups`` coups drawn from ``seed``: seats, bets, decisions left to ``auto``, and now and then a fault."""
+#: the share of a random script's seats whose chips are casino stacks: none while the chip counter has not
+#: learned to read them (models/EXPERIMENTS.md, 2026-12-04)
+STACKED_SHARE = 0.0
+
+
+def random_script(seed: int, coups: int, profile_name: str = "fr-2007", fault_rate: float = 0.3,
+                  stacked_share: float = STACKED_SHARE) -> Script:
+    """``coups`` coups drawn from ``seed``: seats, bets, decisions left to ``auto``, now and then a fault, and
+    ``stacked_share`` of the bets built in casino stacks (drawn apart: the rest is as without them)."""
     rng = random.Random(seed)
+    stacking = random.Random(f"{seed} stacks")
     rules = table_rules(profile_name)
     profile = rules.profile
     seats = tuple(sorted(rng.sample(range(1, profile.marked_seats_max + 1),
@@ -355,6 +372,7 @@ def random_script(seed: int, coups: int, profile_name: str = "fr-2007", fault_ra
                       "underpay": {"seat": 0, "amount": rng.choice((100, 500, 1000))},
                       "stake_not_collected": {"seat": 0}}[kind]
             faults.append(Fault(kind, params))
+        stacked = frozenset(seat for seat in players if stacking.random() < stacked_share)
         played.append(CoupScript(shuffled_deck(rng.getrandbits(32)), bets,
-                                 {seat: Decision("auto") for seat in players}, tuple(faults)))
+                                 {seat: Decision("auto") for seat in players}, tuple(faults), stacked))
     return Script(profile_name, seats, tuple(played))

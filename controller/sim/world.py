@@ -162,6 +162,8 @@ class World:
         self.steps: list[Step] = []
         self.scene = SceneState()
         self.shoe_count = 0
+        #: the seats whose chips are casino stacks in the coup being played
+        self._stacked: frozenset[int] = frozenset()
         self.noise_seed = noise_seed
         layout = load_layout()
         self._zones = {(zone.seat, zone.area): zone.centre for zone in layout.zones}
@@ -199,7 +201,7 @@ class World:
             chips = make_stack(amount)
         except ValueError as error:
             raise ValueError(f"coup {self.table.coup.number}: {box} of seat {seat}: {error}") from None
-        self._show(self.scene.with_chips(seat, box, chips))
+        self._show(self.scene.with_chips(seat, box, chips, seat in self._stacked))
         if box != "raise":
             self._apply(PlaceBet(self._tick(), seat, Box(box), amount))
 
@@ -232,6 +234,7 @@ class World:
         table, fault = self.table, coup.fault
         number, first_flag = table.coup.number, len(table.flags)
         self.steps, self.shoe_count, self.scene = [], 0, SceneState()
+        self._stacked = coup.stacked
         for seat, bets in sorted(coup.bets.items()):
             for box in BOXES:
                 if getattr(bets, box):
@@ -311,7 +314,7 @@ class World:
         self._keypad(DecisionTimeout(self._tick(), seat))
         amount = table.seats[seat].raise_amount
         if amount:
-            self._show(self.scene.with_chips(seat, "raise", make_stack(amount)))
+            self._show(self.scene.with_chips(seat, "raise", make_stack(amount), seat in self._stacked))
             return True
         self._show(replace(self.scene, cards=tuple(c for c in self.scene.cards if c.position != seat)))
         return False
@@ -321,7 +324,7 @@ class World:
             chips = make_stack(amount)
         except ValueError as error:
             raise ValueError(f"coup {self.table.coup.number}: paying seat {seat}'s {zone}: {error}") from None
-        self._show(self.scene.with_chips(seat, zone, chips))
+        self._show(self.scene.with_chips(seat, zone, chips, seat in self._stacked))
         self._apply(PaymentSeen(self._tick(), seat, zone, amount))
 
     def _deal_round_by_round(self, coup: CoupScript, players: list[int]) -> None:
