@@ -27,7 +27,7 @@ def test_an_unsure_bet_holds_no_more_bets_until_the_dealer_keys_the_amount():
     referee = betting_referee()
     referee.handle(_event(ChipsChanged(3, "ante", 1000), 10))
     referee.handle(_event(ChipsChanged(1, "ante", 6000, sure=False), 11))
-    assert referee.state()["to_confirm"] == [{"seat": 1, "box": "ante", "amount": 6000}]
+    assert referee.state()["to_confirm"] == [{"seat": 1, "box": "ante", "amount": 6000, "at_least": False}]
     outcome = referee.handle(_event(ButtonPressed("no_more_bets"), 12))
     assert outcome.refusal is not None and outcome.refusal.reason_fr == "place 1 ante : montant à confirmer"
     assert outcome.refusal.action_fr == "« rien ne va plus » refusé"
@@ -44,7 +44,7 @@ def test_a_sure_reading_settles_the_doubt_and_a_new_doubt_comes_back():
     referee.handle(_event(ChipsChanged(1, "ante", 6500), 11))
     assert referee.state()["to_confirm"] == []
     referee.handle(_event(ChipsChanged(1, "ante", 7000, sure=False), 12))
-    assert referee.state()["to_confirm"] == [{"seat": 1, "box": "ante", "amount": 7000}]
+    assert referee.state()["to_confirm"] == [{"seat": 1, "box": "ante", "amount": 7000, "at_least": False}]
 
 
 def test_an_unsure_payment_holds_that_seats_payment_done_and_the_dealers_amount_is_checked():
@@ -80,7 +80,7 @@ def test_after_no_more_bets_a_doubtful_reading_is_never_acted_on_until_the_deale
     assert outcome.flags == [] and referee.state()["to_confirm"] == []
     outcome = referee.handle(_event(ChipsChanged(1, "raise", 2000, sure=False), 31))
     assert outcome.operation is None and referee.table.seats[1].decision is None
-    assert referee.state()["to_confirm"] == [{"seat": 1, "box": "raise", "amount": 2000}]
+    assert referee.state()["to_confirm"] == [{"seat": 1, "box": "raise", "amount": 2000, "at_least": False}]
     outcome = referee.handle(_event(DealerOperation("raise seat=1 amount=20.00"), 32))
     assert isinstance(outcome.operation, Raise) and referee.state()["to_confirm"] == []
 

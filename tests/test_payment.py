@@ -278,7 +278,7 @@ def test_the_coups_end_waits_for_doubts_and_a_doubtful_ante_left_for_the_next_co
     referee.handle(_event(CameraStatus(False, "unplugged"), t + 44))  # unwatched: nothing to wait for
     assert isinstance(referee.handle(_event(ButtonPressed("payment_done"), t + 45)).operation, EndCoup)
     assert referee.table.phase is Phase.BETTING
-    assert referee.state()["to_confirm"] == [{"seat": 6, "box": "ante", "amount": 6000}]
+    assert referee.state()["to_confirm"] == [{"seat": 6, "box": "ante", "amount": 6000, "at_least": False}]
     assert referee.handle(_event(ButtonPressed("no_more_bets"), t + 46)).refusal is not None
 
 

@@ -246,6 +246,9 @@ def test_weak_card_detections_are_ignored_but_a_zones_chips_count_whole():
     # a count of two chips the counter is unsure of is still two chips, never one or none, and said unsure
     unsure = [Observation(3, "ante", "chip", 500, 500, 600, 0.2), Observation(3, "ante", "chip", 500, 500, 600, 0.2)]
     assert feed.frames(10, unsure) == [ChipsChanged(3, "ante", 1000, sure=False)]
+    # a pile too tall to count (the counter's certainty 0): its total is only a lower bound, and said so
+    tall = [replace(o, seat=4, confidence=0.0) for o in unsure]
+    assert feed.frames(10, unsure + tall) == [ChipsChanged(4, "ante", 1000, sure=False, at_least=True)]
 
 
 def test_a_count_read_unsure_then_sure_is_reported_again_sure_and_a_steady_one_once():

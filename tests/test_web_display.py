@@ -357,7 +357,8 @@ def test_the_dealer_confirms_a_bet_the_camera_read_unsure(display, shown):
 
     play(DealerOperation(format_operation(OpenSession(0, full_deck())).split(" ", 1)[1]),
          DealerOperation("sit seat=1"), DealerOperation("sit seat=3"), ChipsChanged(3, "ante", 1000),
-         ChipsChanged(1, "ante", 6000, sure=False), ChipsChanged(1, "bonus", rules.bonus_stake_cents, sure=False),
+         ChipsChanged(1, "ante", 6000, sure=False, at_least=True),  # a pile too tall to count
+         ChipsChanged(1, "bonus", rules.bonus_stake_cents, sure=False),
          ButtonPressed("no_more_bets"))
     expect = playwright_api.expect
     page = display["browser"].new_page(viewport={"width": 1280, "height": 800})
@@ -365,7 +366,7 @@ def test_the_dealer_confirms_a_bet_the_camera_read_unsure(display, shown):
     prompt = page.locator(".banner.confirm")
     seat = page.locator('.seat[data-seat="1"]')
     expect(prompt).to_have_count(1)
-    expect(prompt).to_have_text("⌨À confirmer : place 1, ante — lu 60,00 € ; bonus — lu 2,00 € "
+    expect(prompt).to_have_text("⌨À confirmer : place 1, ante — au moins 60,00 € ; bonus — lu 2,00 € "
                                 "→ compter les jetons et saisir le montant")
     expect(seat.locator(".bet.unsure")).to_have_text(["à confirmerAnte60,00 €", "à confirmerBonus2,00 €"])
     expect(page.locator('.seat[data-seat="3"] .bet.unsure')).to_have_count(0)
@@ -374,7 +375,7 @@ def test_the_dealer_confirms_a_bet_the_camera_read_unsure(display, shown):
     assert page.evaluate(OUTSIDE) == []
     page.screenshot(path=str(KEPT / "display-to-confirm-fr-1280x800.png"))
     page.get_by_role("button", name="Language").click()
-    expect(prompt).to_have_text("⌨To confirm: seat 1, ante — read €60.00; bonus — read €2.00 "
+    expect(prompt).to_have_text("⌨To confirm: seat 1, ante — at least €60.00; bonus — read €2.00 "
                                 "→ count the chips and key the amount")
     expect(seat.locator(".bet.unsure .tag")).to_have_text(["to confirm", "to confirm"])
     page.screenshot(path=str(KEPT / "display-to-confirm-en-1280x800.png"))

@@ -306,7 +306,8 @@ class Tracker:
         for key in sorted(set(self._chips) | set(chips)):
             if key not in occluded:
                 sure = certainty.get(key, 1.0) >= self.config.sure_certainty
-                events += self._track_chips(t_ms, key, chips.get(key, 0), sure)
+                # the counter's certainty is 0 exactly when a pile is too tall to count (vision.chip_counter)
+                events += self._track_chips(t_ms, key, chips.get(key, 0), sure, certainty.get(key) == 0.0)
         return events
 
     def _dealing_order(self, ready: list[tuple[int, int, _Candidate]]
@@ -465,7 +466,7 @@ class Tracker:
         self._order += 1
         return [CardPlaced(seat, rules_card(new.reported) if new.reported else None, face_up, self._order)]
 
-    def _track_chips(self, t_ms: int, key: ZoneKey, total: int, sure: bool) -> list[Event]:
+    def _track_chips(self, t_ms: int, key: ZoneKey, total: int, sure: bool, at_least: bool) -> list[Event]:
         """A zone's total (and whether the counter vouches for it) is reported once it has held steady; a total
         reported unsure is reported again once read sure."""
         zone = self._chips.setdefault(key, _ChipZone())
@@ -480,4 +481,4 @@ class Tracker:
             return []
         zone.reported, zone.reported_sure, zone.pending = total, sure, None
         seat, area = key
-        return [ChipsChanged(seat, area, total, sure)]  # type: ignore[arg-type]
+        return [ChipsChanged(seat, area, total, sure, at_least and not sure)]  # type: ignore[arg-type]

@@ -63,6 +63,8 @@ class ChipsChanged(Body, tag="chips_changed"):
     #: False when the camera cannot vouch for the amount (too many chips to count, a doubtful count): the engine
     #: asks the dealer to confirm it
     sure: bool = True
+    #: the amount is only a lower bound: a pile too tall to count (the dealer is asked « au moins … »)
+    at_least: bool = False
 
 
 class CameraStatus(Body, tag="camera_status"):

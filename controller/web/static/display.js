@@ -9,7 +9,7 @@ const T = {
     cameraOff:"Caméra hors ligne", shoeOff:"Sabot déconnecté", shoeOut:"Sabot absent",
     rnvp:"Rien ne va plus", flag:"ALERTE", colon:" : ", seatFlag:"place", push:"égalité",
     returned:"rendu", handVoid:"Main nulle", qualifies:"qualifié", notQualifies:"non qualifié",
-    toConfirm:"à confirmer", confirmTitle:"À confirmer", read:"lu", and:" ; ",
+    toConfirm:"à confirmer", confirmTitle:"À confirmer", read:"lu", readAtLeast:"au moins", and:" ; ",
     confirmTodo:"compter les jetons et saisir le montant", cardTodo:"lire la carte et la saisir",
     cardN:n => `carte ${n}`, more:n => `+${n} ${n > 1 ? "alertes" : "alerte"}`,
     moreTitle:"alertes les plus anciennes masquées faute de place (leurs places gardent le ⚠)",
@@ -24,7 +24,7 @@ const T = {
     cameraOff:"Camera offline", shoeOff:"Shoe disconnected", shoeOut:"Shoe removed",
     rnvp:"No more bets", flag:"ALERT", colon:": ", seatFlag:"seat", push:"push",
     returned:"returned", handVoid:"Hand void", qualifies:"qualifies", notQualifies:"does not qualify",
-    toConfirm:"to confirm", confirmTitle:"To confirm", read:"read", and:"; ",
+    toConfirm:"to confirm", confirmTitle:"To confirm", read:"read", readAtLeast:"at least", and:"; ",
     confirmTodo:"count the chips and key the amount", cardTodo:"read the card and key it",
     cardN:n => `card ${n}`, more:n => `+${n} ${n === 1 ? "alert" : "alerts"}`,
     moreTitle:"oldest alerts hidden for want of room (their seats keep the ⚠)",
@@ -79,10 +79,11 @@ function draw() {
   // Zones whose chips the camera could not vouch for: the game waits for the dealer's amount. One prompt a seat (the
   // place he walks to), each zone with what was read; amber, not the alerts' red: nothing is wrong yet.
   const unsure = {};
-  for (const c of s.to_confirm || []) (unsure[c.seat] = unsure[c.seat] || {})[c.box] = c.amount;
+  for (const c of s.to_confirm || []) (unsure[c.seat] = unsure[c.seat] || {})[c.box] = c;
   document.getElementById("confirm").replaceChildren(...Object.entries(unsure).map(([seat, zones]) => {
+    // a pile too tall to count gives only a lower bound: « au moins 60,00 € », never « lu 60,00 € »
     const read = Object.entries(zones).sort(([a], [b]) => ZONES.indexOf(a) - ZONES.indexOf(b))
-      .map(([zone, cents]) => `${(t[zone] || zone).toLowerCase()} — ${t.read} ${plain(cents)}`);
+      .map(([zone, c]) => `${(t[zone] || zone).toLowerCase()} — ${c.at_least ? t.readAtLeast : t.read} ${plain(c.amount)}`);
     const b = banner("confirm", "alert", el("span", "icon", "⌨"),
       el("span", "title", `${t.confirmTitle}${t.colon}${t.seatFlag} ${seat}, ${read.join(t.and)}`),
       document.createTextNode(" "), el("span", "todo", "→ " + t.confirmTodo));
