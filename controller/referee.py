@@ -246,7 +246,7 @@ class Referee:
         if isinstance(body, ChipsChanged) and body.sure:
             self.to_confirm.pop((body.seat, body.box), None)  # a sure reading settles a doubt, whatever it does
         if (isinstance(body, ChipsChanged) and not body.sure
-                and self.table.phase in (Phase.DEALING, Phase.DECISIONS, Phase.SHOWDOWN)):
+                and (self.table.phase in (Phase.DEALING, Phase.DECISIONS, Phase.SHOWDOWN) or self._pays_early(body))):
             # Nothing is decided or flagged on a doubtful amount: a raise, or a bet that seems to move after « rien
             # ne va plus », waits for the dealer's amount (or a sure reading). While bets are placed or a coup paid,
             # the reading is taken as read and the dealer's amount replaces it; the button waits for it.
@@ -311,6 +311,13 @@ class Referee:
                 self.to_confirm.pop((seat, zone), None)
             case _, Raise(seat=seat) | Fold(seat=seat) | DecisionTimeout(seat=seat):
                 self.to_confirm.pop((seat, "raise"), None)
+
+    def _pays_early(self, reading: ChipsChanged) -> bool:
+        """Whether the reading, taken as read, would be chips paid to a seat before the one due: a payment out of
+        order is flagged on the dealer's amount or a sure reading, never on a doubtful one."""
+        due = self.table.payments_due() if self.table.phase is Phase.PAYING else []
+        seen = self.table.coup.seen_paying.get(reading.seat, {}).get(reading.box, 0)
+        return reading.seat in due and due[0] != reading.seat and reading.amount > seen
 
     def _doubt(self, reading: ChipsChanged) -> None:
         self.to_confirm[reading.seat, reading.box] = reading.amount

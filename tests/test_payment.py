@@ -263,6 +263,20 @@ def test_the_button_judges_the_seat_the_dealer_paid_even_out_of_order():
     assert outcome.operation.seat == 6 and outcome.flags == []
 
 
+def test_a_doubtful_reading_never_flags_a_payment_out_of_order_the_dealers_amount_does():
+    referee, t = settled_referee()
+    referee.handle(_event(CameraStatus(True), t))
+    outcome = referee.handle(_event(ChipsChanged(4, "raise", 9000, sure=False), t + 1))  # seat 6 is due first
+    assert outcome.flags == [] and referee.table.coup_flags() == []
+    assert referee.state()["to_confirm"] == [{"seat": 4, "box": "raise", "amount": 9000, "at_least": False}]
+    keyed = referee.handle(_event(DealerOperation("paying seat=4 zone=raise amount=40.00"), t + 2))
+    assert [f.kind.value for f in keyed.flags] == ["paid_out_of_order"] and referee.state()["to_confirm"] == []
+    # seat 6, the one due, read in doubt: taken as read (nothing to flag), the dealer still asked
+    assert referee.handle(_event(ChipsChanged(6, "raise", 4000, sure=False), t + 3)).flags == []
+    assert referee.table.coup.seen_paying[6]["raise"] == 4000
+    assert referee.state()["to_confirm"] == [{"seat": 6, "box": "raise", "amount": 4000, "at_least": False}]
+
+
 def test_the_coups_end_waits_for_doubts_and_a_doubtful_ante_left_for_the_next_coup_stays_in_doubt():
     referee, t = settled_referee()
     referee.handle(_event(CameraStatus(True), t))
