@@ -30,6 +30,7 @@ from controller.shutdown import exit_cleanly_when_interrupted, written_since
 from training.nets import conv_block
 from vision.chip_counter import CROP_PX, DENOMINATIONS, MAX_COUNT, ONNX_PATH, zone_crop, zone_to_table
 from vision.common import MODELS
+from vision.tracker import TrackerConfig
 
 MODEL_PATH = MODELS / "chip_counter.pt"
 
@@ -196,7 +197,7 @@ def train(data: Path, held_out: Path, epochs: int, seed: int, out: Path, threads
     return right
 
 
-def held_out_report(weights: Path, held_out: Path, sure_certainty: float = 0.5) -> dict[str, object]:
+def held_out_report(weights: Path, held_out: Path, sure_certainty: float) -> dict[str, object]:
     """The checkpoint on the held-out split, spread piles and casino stacks apart: zones right, zones read wrong
     with a certainty the tracker would vouch for (``sure_certainty``: silent errors), and each denomination's piles
     right by their height (true heights, before the top class folds them)."""
@@ -292,6 +293,8 @@ def main(argv: list[str] | None = None) -> int:
     report = sub.add_parser("report", help="a checkpoint's figures on the held-out split, as JSON")
     report.add_argument("--weights", type=Path, default=MODEL_PATH)
     report.add_argument("--held-out", type=Path, default=Path("build/chips/held_out.npz"))
+    report.add_argument("--sure-certainty", type=float, default=None,
+                        help="the certainty from which a count is vouched for (default: the tracker's)")
     exporting = sub.add_parser("export", help="export a trained checkpoint to ONNX, as the table runs it")
     exporting.add_argument("--weights", type=Path, default=MODEL_PATH)
     exporting.add_argument("--out", type=Path, default=ONNX_PATH)
@@ -303,7 +306,8 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(str(error))
         return 0
     if args.command == "report":
-        print(json.dumps(held_out_report(args.weights, args.held_out)))
+        sure_certainty = TrackerConfig().sure_certainty if args.sure_certainty is None else args.sure_certainty
+        print(json.dumps(held_out_report(args.weights, args.held_out, sure_certainty)))
         return 0
     if args.command == "data":
         return exit_cleanly_when_interrupted(parser.prog, lambda: print(
