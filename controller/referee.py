@@ -131,12 +131,9 @@ class Referee:
         self._origin_ms: int | None = None
         #: the refusals of the coup still standing, the latest last (see ``_remember``)
         self.refusals: list[Refusal] = []
-        #: zones whose chips the camera could not vouch for, (seat, box) -> the amount it read: held « à confirmer »
-        #: until the dealer keys the amount or the camera reads it sure
-        self.to_confirm: dict[tuple[int, str], int] = {}
-        #: those of them whose amount is only a lower bound (a pile too tall to count); set or cleared by each doubt,
-        #: so a key left here after its doubt is settled means nothing
-        self.at_least: set[tuple[int, str]] = set()
+        #: zones whose chips the camera could not vouch for, (seat, box) -> its reading (the amount, and whether it is
+        #: only a lower bound): held « à confirmer » until the dealer keys the amount or the camera reads it sure
+        self.to_confirm: dict[tuple[int, str], ChipsChanged] = {}
         #: cards the camera could not tell, (position, index) -> its likeliest reading: unknown to the rules (the
         #: settlement waits for them) until the dealer keys the card or the camera reads it sure
         self.cards_to_confirm: dict[tuple[int, int], str] = {}
@@ -250,7 +247,7 @@ class Referee:
             # Nothing is decided or flagged on a doubtful amount: a raise, or a bet that seems to move after « rien
             # ne va plus », waits for the dealer's amount (or a sure reading). While bets are placed or a coup paid,
             # the reading is taken as read and the dealer's amount replaces it; the button waits for it.
-            self._doubt(body)
+            self.to_confirm[body.seat, body.box] = body
             return Outcome()
         if waiting := self._confirmation_wait(operation):
             return Outcome(operation, refused=waiting.reason, refusal=waiting)
@@ -299,12 +296,12 @@ class Referee:
         zone, or the camera's next sure reading, settles it; a fold or a decision timeout settles a doubtful raise.
         A new coup keeps only the doubts on antes left on the felt for it."""
         if self.table.coup.number != coup:
-            self.to_confirm = {(seat, box): amount for (seat, box), amount in self.to_confirm.items()
+            self.to_confirm = {(seat, box): reading for (seat, box), reading in self.to_confirm.items()
                                if box == "ante" and self.table.seats[seat].bets.get(Box.ANTE)}
             return
         match envelope.body, operation:
             case ChipsChanged(sure=False) as reading, _:
-                self._doubt(reading)
+                self.to_confirm[reading.seat, reading.box] = reading
             case DealerOperation(), PlaceBet(seat=seat, box=box):
                 self.to_confirm.pop((seat, box.value), None)
             case DealerOperation(), PaymentSeen(seat=seat, zone=zone):
@@ -318,13 +315,6 @@ class Referee:
         due = self.table.payments_due() if self.table.phase is Phase.PAYING else []
         seen = self.table.coup.seen_paying.get(reading.seat, {}).get(reading.box, 0)
         return reading.seat in due and due[0] != reading.seat and reading.amount > seen
-
-    def _doubt(self, reading: ChipsChanged) -> None:
-        self.to_confirm[reading.seat, reading.box] = reading.amount
-        if reading.at_least:
-            self.at_least.add((reading.seat, reading.box))
-        else:
-            self.at_least.discard((reading.seat, reading.box))
 
     def _follow_card_confirmations(self, operation: Operation, coup: int) -> None:
         """A card in doubt is settled once identified, by the dealer or by the camera's next sure reading; a new
@@ -390,8 +380,8 @@ class Referee:
         summary["raised_by"] = {str(n): s.decision.value for n, s in self.table.seats.items()
                                 if s.decision is Decision.RAISE}
         summary["refusals"] = [refusal.shown() for refusal in self.refusals]
-        summary["to_confirm"] = [{"seat": seat, "box": box, "amount": amount, "at_least": (seat, box) in self.at_least}
-                                 for (seat, box), amount in sorted(self.to_confirm.items())]
+        summary["to_confirm"] = [{"seat": seat, "box": box, "amount": reading.amount, "at_least": reading.at_least}
+                                 for (seat, box), reading in sorted(self.to_confirm.items())]
         summary["cards_to_confirm"] = [{"position": position, "index": index, "read": read}
                                        for (position, index), read in sorted(self.cards_to_confirm.items())]
         return summary

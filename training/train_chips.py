@@ -28,7 +28,15 @@ import numpy as np
 from controller.felt.layout import BET_AREAS, DEFAULT_LAYOUT, load_layout
 from controller.shutdown import exit_cleanly_when_interrupted, written_since
 from training.nets import conv_block
-from vision.chip_counter import CROP_PX, DENOMINATIONS, MAX_COUNT, ONNX_PATH, zone_crop, zone_to_table
+from vision.chip_counter import (
+    CROP_PX,
+    DENOMINATIONS,
+    MAX_COUNT,
+    ONNX_PATH,
+    reading_certainty,
+    zone_crop,
+    zone_to_table,
+)
 from vision.common import MODELS
 from vision.tracker import TrackerConfig
 
@@ -214,8 +222,7 @@ def held_out_report(weights: Path, held_out: Path, sure_certainty: float) -> dic
         probabilities = np.concatenate([torch.softmax(net(_tensor(x[k:k + 512])), 2).numpy()
                                         for k in range(0, len(x), 512)])
     p = probabilities.argmax(2)
-    # as vision.chip_counter vouches: the product of each count's probability, none for "too many to count"
-    certainty = np.take_along_axis(probabilities, p[..., None], 2)[..., 0].prod(1) * (p < MAX_COUNT - 1).all(1)
+    certainty = reading_certainty(probabilities)  # as the table's counter vouches
     report: dict[str, object] = {}
     for name, rows in (("spread", ~stacked), ("stacked", stacked)):
         if not rows.any():

@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 import zmq
 
@@ -67,6 +68,7 @@ VISION_WAIT_S = 10.0
 SCENE_HOLD_S = 0.4
 #: a doubtful reading the table has not asked about after this long was settled by the camera's next one
 DOUBT_SETTLES_S = 1.0
+K = TypeVar("K")  # what a doubt is about: a zone (seat, box) or a card (position, index)
 
 
 @dataclass
@@ -94,6 +96,13 @@ class Results:
     def paid(self) -> int:
         return sum(int(line["net"]) for body in self.settled  # type: ignore[index,union-attr]
                    for line in body.settlement.get("payouts", []) if int(line["net"]) > 0)  # type: ignore
+
+
+def _still_in_doubt(doubts: dict[K, float], asked: list[K], seconds: float = DOUBT_SETTLES_S) -> dict[K, float]:
+    """The camera's doubts (key -> when it went out) the dealer is still to be asked about: a doubt is settled for
+    him once the table asks about it, or, ``seconds`` on, still does not (the camera's next reading vouched first)."""
+    now = time.monotonic()
+    return {key: since for key, since in doubts.items() if key not in asked and now - since < seconds}
 
 
 class VirtualTable:
@@ -187,11 +196,7 @@ class VirtualTable:
         """The dealer answers each zone the table asks him to confirm with the chips that lie there (the scene's
         truth), keyed as the operation of the phase."""
         asked = [(int(entry["seat"]), str(entry["box"])) for entry in to_confirm]  # type: ignore[call-overload]
-        now = time.monotonic()
-        # A doubt is settled for the dealer once the table asks about it, or, a second on, still does not (the
-        # camera's next reading vouched for the zone first).
-        self._doubts = {zone: since for zone, since in self._doubts.items()
-                        if zone not in asked and now - since < DOUBT_SETTLES_S}
+        self._doubts = _still_in_doubt(self._doubts, asked)
         for seat, zone in asked:
             if (seat, zone) in self._to_confirm:
                 continue  # answered already: the engine has not read the answer yet
@@ -209,9 +214,7 @@ class VirtualTable:
     def _confirm_cards(self, to_confirm: list[dict[str, object]]) -> None:
         """The dealer names each card the table asks about: the card that lies there (the scene's truth)."""
         asked = [(int(entry["position"]), int(entry["index"])) for entry in to_confirm]  # type: ignore[call-overload]
-        now = time.monotonic()
-        self._card_doubts = {card: since for card, since in self._card_doubts.items()
-                             if card not in asked and now - since < DOUBT_SETTLES_S}
+        self._card_doubts = _still_in_doubt(self._card_doubts, asked)
         for position, index in asked:
             if (position, index) in self._cards_to_confirm:
                 continue
@@ -224,10 +227,9 @@ class VirtualTable:
         self._cards_to_confirm = asked
 
     def _confirmations_done(self) -> bool:
-        now = time.monotonic()  # a doubt the table never asked about, seconds on, it settled without a state
-        self._doubts = {zone: since for zone, since in self._doubts.items() if now - since < 3 * DOUBT_SETTLES_S}
-        self._card_doubts = {card: since for card, since in self._card_doubts.items()
-                             if now - since < 3 * DOUBT_SETTLES_S}
+        # a doubt the table never asked about, seconds on, it settled without a state
+        self._doubts = _still_in_doubt(self._doubts, [], 3 * DOUBT_SETTLES_S)
+        self._card_doubts = _still_in_doubt(self._card_doubts, [], 3 * DOUBT_SETTLES_S)
         return not self._doubts and not self._to_confirm and not self._card_doubts and not self._cards_to_confirm
 
     def _wait(self, condition: Callable[[], bool], what: str, seconds: float = WAIT_S) -> None:
