@@ -137,6 +137,11 @@ class Referee:
         #: cards the camera could not tell, (position, index) -> its likeliest reading: unknown to the rules (the
         #: settlement waits for them) until the dealer keys the card or the camera reads it sure
         self.cards_to_confirm: dict[tuple[int, int], str] = {}
+        #: zones whose pile the camera can only bound from below (« au moins »), (seat, box) -> its last reading:
+        #: chips paid into them cannot be seen, so the dealer keys what he paid there
+        self.beyond_count: dict[tuple[int, str], ChipsChanged] = {}
+        #: the zones the dealer keyed an amount for in this coup's payment
+        self._keyed_paying: set[tuple[int, str]] = set()
         self._refusals_moment = (self.table.coup.number, self.table.phase)
 
     def _clock(self, envelope: Envelope) -> int:
@@ -222,6 +227,7 @@ class Referee:
     def handle(self, envelope: Envelope) -> Outcome:
         try:
             outcome = self._handle(envelope)
+            self._ask_payments_unseen()
         except Exception as error:  # a bug must not stop the table: the event stays recorded, the refusal says why
             log.exception("engine: internal error on %s", envelope)
             name, reason = type(envelope.body).__name__, f"internal error: {type(error).__name__}: {error}"
@@ -231,6 +237,8 @@ class Referee:
         return outcome
 
     def _handle(self, envelope: Envelope) -> Outcome:
+        if isinstance(envelope.body, ChipsChanged):
+            self._note_beyond_count(envelope.body)
         try:
             operation = self.operation_for(envelope)
         except (CardError, HistoryError, ValueError) as error:
@@ -296,6 +304,7 @@ class Referee:
         zone, or the camera's next sure reading, settles it; a fold or a decision timeout settles a doubtful raise.
         A new coup keeps only the doubts on antes left on the felt for it."""
         if self.table.coup.number != coup:
+            self._keyed_paying = set()
             self.to_confirm = {(seat, box): reading for (seat, box), reading in self.to_confirm.items()
                                if box == "ante" and self.table.seats[seat].bets.get(Box.ANTE)}
             return
@@ -306,8 +315,26 @@ class Referee:
                 self.to_confirm.pop((seat, box.value), None)
             case DealerOperation(), PaymentSeen(seat=seat, zone=zone):
                 self.to_confirm.pop((seat, zone), None)
+                self._keyed_paying.add((seat, zone))
             case _, Raise(seat=seat) | Fold(seat=seat) | DecisionTimeout(seat=seat):
                 self.to_confirm.pop((seat, "raise"), None)
+
+    def _note_beyond_count(self, reading: ChipsChanged) -> None:
+        if reading.at_least:
+            self.beyond_count[reading.seat, reading.box] = reading
+        else:
+            self.beyond_count.pop((reading.seat, reading.box), None)
+
+    def _ask_payments_unseen(self) -> None:
+        """The seat to be paid next: each of its zones whose pile is too tall to count is held « à confirmer »
+        until the dealer keys what lies there once paid. The camera would not see the chips he adds (a payment
+        judged on the pile as it was would be flagged short), nor chips too many; the next seat is asked in its
+        turn, so that he keys each amount after paying it."""
+        if self.table.phase is not Phase.PAYING or not (due := self.table.payments_due()):
+            return
+        for (seat, box), reading in self.beyond_count.items():
+            if seat == due[0] and (seat, box) not in self._keyed_paying:
+                self.to_confirm.setdefault((seat, box), reading)
 
     def _pays_early(self, reading: ChipsChanged) -> bool:
         """Whether the reading, taken as read, would be chips paid to a seat before the one due: a payment out of

@@ -120,3 +120,32 @@ def test_the_cameras_sure_reading_of_a_card_in_doubt_settles_it_and_a_doubt_on_a
     assert referee.state()["cards_to_confirm"] == []
     outcome = referee.handle(_event(CardIdentified(6, 4, "Zz", sure=False), t + 3))
     assert outcome.refusal is not None and outcome.refusal.reason_fr == "carte « Zz » inconnue"
+
+
+def test_a_pile_too_tall_to_count_is_asked_of_the_dealer_when_its_seat_is_paid_in_turn():
+    """The camera cannot see chips added to a pile it reads only as « au moins »: judging the payment on the pile
+    as it was would flag a right payment short. Each such zone is asked when its seat's turn to be paid comes."""
+    referee = Referee(rules_for("fr-1959"))
+    for op in settled().log:
+        if isinstance(op, Settle):
+            continue
+        if isinstance(op, Raise) and op.seat in (4, 6):  # the camera saw each raise as a pile too tall to count
+            referee.handle(_event(ChipsChanged(op.seat, "raise", 1500, sure=False, at_least=True), op.t))
+        assert referee.handle(_event(DealerOperation(format_operation(op).split(" ", 1)[1]), op.t)).refused is None
+    t = referee.table.log[-1].t + 1
+    assert referee.table.payments_due() == [6, 4, 1]
+    assert referee.state()["to_confirm"] == [{"seat": 6, "box": "raise", "amount": 1500, "at_least": True}]
+    referee.handle(_event(CameraStatus(True), t))
+    referee.handle(_event(ChipsChanged(6, "ante", 2000), t))
+    outcome = referee.handle(_event(ButtonPressed("payment_done"), t + 1))
+    assert outcome.refusal is not None and outcome.refusal.reason_fr == "place 6 relance : montant à confirmer"
+    assert referee.handle(_event(DealerOperation("paying seat=6 zone=raise amount=40.00"), t + 2)).refused is None
+    outcome = referee.handle(_event(ButtonPressed("payment_done"), t + 3))
+    assert isinstance(outcome.operation, PaymentDone) and outcome.operation.seat == 6 and outcome.flags == []
+    # seat 4's turn: its raise is asked now, and an amount keyed short is flagged as any short payment
+    assert referee.state()["to_confirm"] == [{"seat": 4, "box": "raise", "amount": 1500, "at_least": True}]
+    referee.handle(_event(ChipsChanged(4, "ante", 2000), t + 4))
+    referee.handle(_event(DealerOperation("paying seat=4 zone=raise amount=30.00"), t + 5))
+    outcome = referee.handle(_event(ButtonPressed("payment_done"), t + 6))
+    assert [(flag.kind.value, flag.seat) for flag in outcome.flags] == [("underpaid", 4)]
+    assert referee.state()["to_confirm"] == []  # seat 1's piles were counted: nothing to ask

@@ -140,6 +140,10 @@ class VirtualTable:
         #: not yet been seen to ask about (zone -> when the doubt went out)
         self._to_confirm: list[tuple[int, str]] = []
         self._doubts: dict[tuple[int, str], float] = {}
+        #: the amounts he keyed for zones still asked about (the engine has not read them yet), and whether he is
+        #: done paying the seat: while paying he keys a zone's amount only once his chips lie there
+        self._keyed: dict[tuple[int, str], int] = {}
+        self._seat_paid = False
         #: the same for cards: (position, index) the table asked about, and the camera's doubtful cards
         self._cards_to_confirm: list[tuple[int, int]] = []
         self._card_doubts: dict[tuple[int, int], float] = {}
@@ -194,13 +198,21 @@ class VirtualTable:
 
     def _confirm(self, to_confirm: list[dict[str, object]]) -> None:
         """The dealer answers each zone the table asks him to confirm with the chips that lie there (the scene's
-        truth), keyed as the operation of the phase."""
+        truth), keyed as the operation of the phase; while paying, once he has paid the seat (at his press of
+        « paiement terminé »), so that he keys what he paid."""
         asked = [(int(entry["seat"]), str(entry["box"])) for entry in to_confirm]  # type: ignore[call-overload]
         self._doubts = _still_in_doubt(self._doubts, asked)
-        for seat, zone in asked:
-            if (seat, zone) in self._to_confirm:
-                continue  # answered already: the engine has not read the answer yet
+        self._to_confirm = asked
+        self._keyed = {zone: amount for zone, amount in self._keyed.items() if zone in asked}
+        self._answer()
+
+    def _answer(self) -> None:
+        if self.phase == "paying" and not self._seat_paid:
+            return
+        for seat, zone in self._to_confirm:
             amount = sum(next((s.chips for s in self.scene.chips if (s.seat, s.box) == (seat, zone)), ()))
+            if self._keyed.get((seat, zone)) == amount:
+                continue  # keyed already: the engine has not read the answer yet
             if self.phase == "paying":
                 line = f"paying seat={seat} zone={zone} amount={format_money(amount)}"
             elif zone == "raise":
@@ -209,7 +221,7 @@ class VirtualTable:
                 line = f"bet seat={seat} box={zone} amount={format_money(amount)}"
             self.publisher.publish("dealer.keypad", DealerOperation(line))
             self.results.confirmations.append((self.coup_number, seat, zone, amount))
-        self._to_confirm = asked
+            self._keyed[seat, zone] = amount
 
     def _confirm_cards(self, to_confirm: list[dict[str, object]]) -> None:
         """The dealer names each card the table asks about: the card that lies there (the scene's truth)."""
@@ -290,8 +302,11 @@ class VirtualTable:
             case ButtonPress(button=button):
                 # The dealer presses once the display asks him nothing more (the camera's doubts answered); an answer
                 # the table refused leaves the question up, and he presses anyway: the refusal shows why.
+                self._seat_paid = button == "payment_done"
+                self._answer()
                 with contextlib.suppress(RuntimeError):
                     self._wait(self._confirmations_done, "the dealer's confirmations")
+                self._seat_paid = False
                 resets = self.shoe.resets
                 self._sensor(("button", button), lambda: self.pins.act(button, "press"),
                              f"the {button} button's event")
