@@ -30,6 +30,7 @@ _SCHEMA: dict[str, set[str]] = {
     "store": {"path", "evidence"},
     "gpio": set(DEVICE_KEYS),
     "shoe": {"port", "baudrate"},
+    "sensors": {"events_per_s"},
     "camera": {"source", "layout", "calibration"},
     "web": {"host", "port"},
 }
@@ -53,6 +54,9 @@ class TableConfig:
     gpio: dict[str, Any] = field(default_factory=dict)
     shoe_port: str | None = None
     shoe_baudrate: int = 115200
+    #: the most events of one kind (a button, the shoe's card) a second the sensors process passes on; the rest
+    #: are dropped and counted (controller/sensors/throttle.py)
+    sensor_events_per_s: float = 20.0
     camera_source: str = "sim"
     #: the felt's layout file (controller/felt/layouts/stud-7.toml when not given)
     camera_layout: Path | None = None
@@ -169,6 +173,7 @@ def parse_config(text: str, source: Path) -> TableConfig:
         gpio=gpio,
         shoe_port=reader.string("shoe.port") if shoe_port is not None else None,
         shoe_baudrate=reader.integer("shoe.baudrate", 300, 4_000_000, 115200),
+        sensor_events_per_s=reader.number("sensors.events_per_s", 1, 100_000, 20.0),
         camera_source=reader.string("camera.source", "sim"),
         camera_layout=layout,
         camera_calibration=base / reader.string("camera.calibration", "calibration.json"),

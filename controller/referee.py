@@ -25,6 +25,7 @@ from .bus.schema import (
     DealerOperation,
     Envelope,
     JackpotMeter,
+    SensorFlood,
     ShoeCardDrawn,
     ShoeLink,
     ShoePresence,
@@ -118,6 +119,9 @@ class Devices:
     cut_card_seen: bool | None = None
     shoe_corrupt_frames: int = 0
     shoe_sequence_gaps: int = 0
+    shoe_noisy: bool = False
+    #: the kinds of device event being dropped now because they come faster than any dealer makes them
+    flooding: list[str] = field(default_factory=list)
 
 
 class Referee:
@@ -215,9 +219,12 @@ class Referee:
                 if moved_px:
                     self.devices.camera_knocks += 1
                     self.devices.camera_moved_px = moved_px
-            case ShoeLink(connected=connected, corrupt_frames=corrupt, sequence_gaps=gaps):
-                self.devices.shoe_connected = connected
+            case ShoeLink(connected=connected, corrupt_frames=corrupt, sequence_gaps=gaps, noisy=noisy):
+                self.devices.shoe_connected, self.devices.shoe_noisy = connected, noisy
                 self.devices.shoe_corrupt_frames, self.devices.shoe_sequence_gaps = corrupt, gaps
+            case SensorFlood(kind=kind, flooding=flooding):
+                others = [name for name in self.devices.flooding if name != kind]
+                self.devices.flooding = [*others, kind] if flooding else others
             case ShoePresence(present=present):
                 self.devices.shoe_present = present
             case CutCard(seen=seen):

@@ -4,6 +4,8 @@ in, typed sensor events out; a flag from the engine lights the tower light."""
 from __future__ import annotations
 
 import os
+import random
+import re
 import tty
 from pathlib import Path
 
@@ -13,10 +15,11 @@ from busutil import raw_publisher, send, wait_until
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from controller.bus.proxy import Proxy
-from controller.bus.schema import ButtonPressed, Envelope, FlagRaised, ShoeCardDrawn
+from controller.bus.schema import ButtonPressed, Envelope, FlagRaised, SensorFlood, ShoeCardDrawn, ShoeLink
 from controller.bus.transport import Subscriber
 from controller.config import parse_config
 from controller.sensors.bridge import SensorBridge
+from controller.sensors.throttle import BURST
 from firmware.tests_support.bench import ShoeBench
 
 CONFIG = """
@@ -122,3 +125,54 @@ def test_a_critical_flag_from_the_engine_sets_the_tower_light_blinking(bridge):
     states = set()
     assert wait_until(lambda: states.add(light.state) or len(states) == 2, timeout=5)  # blinking: on and off
     engine.close()
+
+
+def _collect(listener: Subscriber, sensors: SensorBridge, until, timeout_s: float = 10.0) -> list:
+    """Bodies from the bus (heartbeats left out) until ``until(bodies)``, the bridge's main loop's check run between
+    reads as ``run`` does."""
+    bodies: list = []
+
+    def look() -> bool:
+        sensors.tell_what_calmed()
+        message = listener.receive(50)
+        if message is not None and message[0] != "sensor.heartbeat":
+            bodies.append(message[1].body)
+        return until(bodies)
+
+    assert wait_until(look, timeout=timeout_s), f"not seen in {timeout_s} s: {bodies[-5:]}"
+    return bodies
+
+
+def test_serial_noise_is_told_twice_noisy_then_clean_with_its_counts_not_once_per_chunk(bridge):
+    sensors, listener, _factory, master, _context, _config = bridge
+    assert wait_until(lambda: listener.receive(50) is not None)
+    assert wait_until(lambda: sensors.shoe.connected)
+    _collect(listener, sensors, lambda bodies: True)
+    noise = bytes(random.Random(7).randrange(1, 256) if i % 97 else 0 for i in range(64 * 1024))
+    for start in range(0, len(noise), 4096):  # 64 KiB of garbage with frame ends in it: hundreds of corrupt frames
+        os.write(master, noise[start:start + 4096])
+    links = lambda bodies: [b for b in bodies if isinstance(b, ShoeLink)]  # noqa: E731
+    bodies = _collect(listener, sensors, lambda bodies: any(not b.noisy for b in links(bodies)), timeout_s=15)
+    noisy, clean = links(bodies)
+    assert noisy.noisy and noisy.connected and noisy.detail.startswith("noisy")
+    assert not clean.noisy and clean.corrupt_frames == sensors.shoe.stats["corrupt_frames"] > 100
+    assert re.fullmatch(r"clean again after \d+ faults", clean.detail)
+    # the link still reads the shoe
+    ShoeBench(write=lambda frame: os.write(master, frame)).card()
+    assert _next(listener, ShoeCardDrawn).count >= 1
+
+
+def test_a_shoe_sending_cards_faster_than_any_dealer_is_throttled_and_the_drops_counted(bridge):
+    sensors, listener, _factory, master, _context, _config = bridge
+    assert wait_until(lambda: listener.receive(50) is not None)
+    assert wait_until(lambda: sensors.shoe.connected)
+    shoe = ShoeBench(write=lambda frame: os.write(master, frame))
+    for _ in range(300):
+        shoe.card()
+    ended = lambda bodies: any(isinstance(b, SensorFlood) and not b.flooding for b in bodies)  # noqa: E731
+    bodies = _collect(listener, sensors, ended, timeout_s=15)
+    cards = [b.count for b in bodies if isinstance(b, ShoeCardDrawn)]
+    floods = [b for b in bodies if isinstance(b, SensorFlood)]
+    assert floods[0] == SensorFlood("shoe:card_drawn", flooding=True)
+    assert floods[-1].kind == "shoe:card_drawn" and floods[-1].dropped == 300 - len(cards) > 0
+    assert cards == sorted(cards) and BURST <= len(cards) < 300

@@ -17,7 +17,15 @@ import pytest
 from busutil import wait_until
 from webutil import CHROMIUM, CHROMIUM_ARGS, fast_hasher, free_port, table_config
 
-from controller.bus.schema import ButtonPressed, CameraStatus, ChipsChanged, DealerOperation, Envelope
+from controller.bus.schema import (
+    ButtonPressed,
+    CameraStatus,
+    ChipsChanged,
+    DealerOperation,
+    Envelope,
+    SensorFlood,
+    ShoeLink,
+)
 from controller.profiles import PROFILES_DIR
 from controller.referee import Referee
 from controller.rules.cards import full_deck, parse_cards
@@ -391,4 +399,26 @@ def test_the_dealer_confirms_a_bet_the_camera_read_unsure(display, shown):
     play(ButtonPressed("no_more_bets"))
     expect(page.locator("#phase")).to_have_text("Dealing")
     expect(page.locator(".refused")).to_have_count(0)
+    page.close()
+
+
+def test_a_noisy_shoe_link_and_a_flooding_sensor_are_shown_from_the_referees_state(display, shown):
+    """Bus events into a referee, its state on the display: amber while the link is noisy or a sensor floods,
+    gone once each is told calm."""
+    referee = Referee(bonus_and_jackpot_rules())
+    events = [ShoeLink(True, corrupt_frames=3, detail="noisy: corrupt_frame", noisy=True),
+              SensorFlood("gpio:no_more_bets_pressed", flooding=True)]
+    for seq, body in enumerate(events, 1):
+        referee.handle(Envelope("test", seq, seq * 1_000_000, 1_700_000_000_000_000_000 + seq * 1_000_000, body))
+    shown(referee.state())
+    page = display["browser"].new_page(viewport={"width": 1280, "height": 800})
+    page.goto(display["url"] + "?lang=fr")
+    playwright_api.expect(page.locator("#devices .status-warn")).to_have_text(
+        ["⚠ Liaison du sabot bruitée", "⚠ Capteur emballé (gpio:no_more_bets_pressed)"])
+    calm = [ShoeLink(True, corrupt_frames=250, detail="clean again after 250 faults"),
+            SensorFlood("gpio:no_more_bets_pressed", flooding=False, dropped=400)]
+    for seq, body in enumerate(calm, 3):
+        referee.handle(Envelope("test", seq, seq * 1_000_000, 1_700_000_000_000_000_000 + seq * 1_000_000, body))
+    shown(referee.state())
+    playwright_api.expect(page.locator("#devices .status-warn")).to_have_count(0)
     page.close()

@@ -113,10 +113,23 @@ class ShoeCardDrawn(Body, tag="shoe_card_drawn"):
 
 
 class ShoeLink(Body, tag="shoe_link"):
+    """The shoe's serial link: sent when it connects or drops, when it turns noisy (corrupt frames or sequence
+    gaps) and when it is clean again; the counts are since the sensors process started."""
+
     connected: bool
     corrupt_frames: int = 0
     sequence_gaps: int = 0
     detail: str = ""
+    noisy: bool = False
+
+
+class SensorFlood(Body, tag="sensor_flood"):
+    """A kind of device event (``button:no_more_bets``, ``shoe:card_drawn``...) came faster than any dealer makes
+    it: sent when its events start being dropped, and when it calms down with how many were."""
+
+    kind: str
+    flooding: bool
+    dropped: int = 0
 
 
 # --- dealer.* : actions the dealer or the table chief enters --------------------
@@ -172,7 +185,7 @@ class Heartbeat(Body, tag="heartbeat"):
 
 AnyBody = (
     CardPlaced | CardIdentified | CardExposed | CardsLifted | ChipsChanged | CameraStatus | CardRemoved | EvidenceSaved
-    | ButtonPressed | CutCard | ShoePresence | ShoeCardDrawn | ShoeLink
+    | ButtonPressed | CutCard | ShoePresence | ShoeCardDrawn | ShoeLink | SensorFlood
     | DealerOperation | JackpotMeter | TableState | FlagRaised | CoupSettled | Refused | Heartbeat
 )
 

@@ -1,5 +1,9 @@
 """The sensors process: GPIO and the shoe's serial link, onto the bus.
 
+What a device could flood the bus with is throttled (``throttle``): a noisy serial line is told when it turns
+noisy and when it is clean again, not per corrupt chunk; each kind of event goes out at a rate no dealer reaches, the
+rest counted.
+
 It also listens to the engine: a flag turns the tower light and the buzzer
 on (steady for a warning, blinking and beeping when critical); a new coup
 clears them and resets the shoe's card count.
@@ -9,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from typing import Any
 
 import zmq
@@ -18,6 +23,7 @@ from controller.bus.schema import (
     ButtonPressed,
     CutCard,
     FlagRaised,
+    SensorFlood,
     ShoeCardDrawn,
     ShoeLink,
     ShoePresence,
@@ -29,6 +35,7 @@ from controller.config import TableConfig
 from .gpio import TableSensors
 from .shoe import ShoeLink as ShoeSerial
 from .shoe import ShoeNotConnected
+from .throttle import NoiseWatch, RateLimit
 
 log = logging.getLogger(__name__)
 
@@ -44,9 +51,14 @@ _GPIO_EVENTS: dict[str, tuple[str, AnyBody]] = {
 
 
 class SensorBridge:
-    def __init__(self, config: TableConfig, context: zmq.Context, pin_factory: Any = None) -> None:
+    def __init__(self, config: TableConfig, context: zmq.Context, pin_factory: Any = None,
+                 clock: Any = time.monotonic) -> None:
         self.publisher = Publisher(context, config.bus_publish, f"sensors-{config.table_id}",
                                    heartbeat_topic="sensor.heartbeat")
+        self._clock = clock
+        self.noise = NoiseWatch()
+        self.limit = RateLimit(per_s=config.sensor_events_per_s)
+        self._throttle_lock = threading.Lock()  # GPIO, the shoe's thread and the main loop all publish
         self.gpio = TableSensors(config.gpio, self.on_gpio, pin_factory=pin_factory) if config.gpio else None
         self.shoe = ShoeSerial(config.shoe_port, self.on_shoe, baudrate=config.shoe_baudrate) \
             if config.shoe_port else None
@@ -56,28 +68,61 @@ class SensorBridge:
         if self.shoe:
             self.shoe.start()
 
+    def _publish(self, kind: str, topic: str, body: AnyBody) -> None:
+        """``body`` on the bus unless its kind floods: then dropped and counted, the flood told once."""
+        with self._throttle_lock:
+            was_flooding = self.limit.flooding(kind)
+            if self.limit.allow(kind, self._clock()):
+                self.publisher.publish(topic, body)
+                return
+            if not was_flooding:
+                log.warning("sensors: %s events come faster than %.0f a second: dropped and counted", kind,
+                            self.limit.per_s)
+                self.publisher.publish("sensor.flood", SensorFlood(kind, flooding=True))
+
+    def _link(self, connected: bool, detail: str) -> ShoeLink:
+        stats = self.shoe.stats if self.shoe else {}
+        return ShoeLink(connected=connected, corrupt_frames=stats.get("corrupt_frames", 0),
+                        sequence_gaps=stats.get("sequence_gaps", 0), detail=detail, noisy=self.noise.noisy)
+
     def on_gpio(self, kind: str, body: dict[str, Any]) -> None:
         event = _GPIO_EVENTS.get(kind)
         if event is None:
             log.warning("sensors: unknown GPIO event %s %s", kind, body)
             return
-        self.publisher.publish(*event)
+        self._publish(f"gpio:{kind}", *event)
 
     def on_shoe(self, kind: str, body: dict[str, Any]) -> None:
         if kind == "card_drawn":
-            self.publisher.publish("sensor.shoe", ShoeCardDrawn(body["count"]))
+            self._publish("shoe:card_drawn", "sensor.shoe", ShoeCardDrawn(body["count"]))
         elif kind == "cut_card_seen":
-            self.publisher.publish("sensor.cut_card", CutCard(True))
-        elif kind in ("disconnected", "reconnected", "corrupt_frame", "sequence_gap"):
-            if kind in ("disconnected", "reconnected"):
-                log.info("shoe: %s %s", kind, body)
-            stats = self.shoe.stats if self.shoe else {}
-            detail = body.get("reason", "") if kind == "disconnected" else kind
-            self.publisher.publish("sensor.shoe", ShoeLink(
-                connected=kind != "disconnected", corrupt_frames=stats.get("corrupt_frames", 0),
-                sequence_gaps=stats.get("sequence_gaps", 0), detail=str(detail)))
+            self._publish("shoe:cut_card_seen", "sensor.cut_card", CutCard(True))
+        elif kind in ("disconnected", "reconnected"):
+            log.info("shoe: %s %s", kind, body)
+            detail = str(body.get("reason", "")) if kind == "disconnected" else kind
+            self.publisher.publish("sensor.shoe", self._link(kind != "disconnected", detail))
+        elif kind in ("corrupt_frame", "sequence_gap"):
+            with self._throttle_lock:
+                turned_noisy = self.noise.fault(self._clock())
+            if turned_noisy:
+                log.warning("shoe: the serial link is noisy (%s)", kind)
+                self.publisher.publish("sensor.shoe", self._link(True, f"noisy: {kind}"))
         elif kind == "error":
             log.warning("shoe: %s", body.get("message") or body)
+
+    def tell_what_calmed(self) -> None:
+        """A noisy link clean again, a flood over: each told once, with its counts."""
+        now = self._clock()
+        with self._throttle_lock:
+            faults = self.noise.faults
+            settled = self.noise.settled(now)
+            ended = self.limit.floods_ended(now)
+        if settled:
+            log.info("shoe: the serial link is clean again after %d corrupt frames or gaps", faults)
+            self.publisher.publish("sensor.shoe", self._link(True, f"clean again after {faults} faults"))
+        for kind, dropped in ended:
+            log.info("sensors: %s events calm again; %d dropped", kind, dropped)
+            self.publisher.publish("sensor.flood", SensorFlood(kind, flooding=False, dropped=dropped))
 
     def follow_engine(self, timeout_ms: int = 200) -> None:
         """Alarms on flags; a new coup clears them and resets the shoe's count."""
@@ -102,6 +147,7 @@ class SensorBridge:
     def run(self) -> None:
         while not self._stop.is_set():
             self.follow_engine()
+            self.tell_what_calmed()
 
     def stop(self) -> None:
         self._stop.set()

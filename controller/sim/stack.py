@@ -73,6 +73,9 @@ pin = 6
 
 [shoe]
 port = "{port}"
+
+[sensors]
+events_per_s = 2000  # the virtual dealer deals at the machine's speed: a few hundred cards a second
 """
 
 

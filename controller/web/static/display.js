@@ -6,7 +6,7 @@ const T = {
     nopay:"Aucun paiement en cours", paid:"payée", toPay:"à payer", toCollect:"à ramasser", next:"suivante",
     paidRight:"payée ✓", unchecked:"non vérifié", short:"manque", over:"trop payé", notCollected:"mise à ramasser",
     offline:"Moteur injoignable", cameraMoved: (px, n) => `Caméra déplacée (${String(px).replace(".", ",")} px), recalibrée${n > 1 ? " ×" + n : ""}`,
-    cameraOff:"Caméra hors ligne", shoeOff:"Sabot déconnecté", shoeOut:"Sabot absent",
+    cameraOff:"Caméra hors ligne", shoeOff:"Sabot déconnecté", shoeOut:"Sabot absent", shoeNoisy:"Liaison du sabot bruitée", flooding:"Capteur emballé",
     rnvp:"Rien ne va plus", flag:"ALERTE", colon:" : ", seatFlag:"place", push:"égalité",
     returned:"rendu", handVoid:"Main nulle", qualifies:"qualifié", notQualifies:"non qualifié",
     toConfirm:"à confirmer", confirmTitle:"À confirmer", read:"lu", readAtLeast:"au moins", and:" ; ",
@@ -21,7 +21,7 @@ const T = {
     nopay:"No payouts in progress", paid:"paid", toPay:"to pay", toCollect:"to collect", next:"next",
     paidRight:"paid ✓", unchecked:"not checked", short:"short", over:"overpaid", notCollected:"stake to collect",
     offline:"Engine unreachable", cameraMoved: (px, n) => `Camera moved (${px} px), recalibrated${n > 1 ? " ×" + n : ""}`,
-    cameraOff:"Camera offline", shoeOff:"Shoe disconnected", shoeOut:"Shoe removed",
+    cameraOff:"Camera offline", shoeOff:"Shoe disconnected", shoeOut:"Shoe removed", shoeNoisy:"Shoe link noisy", flooding:"Sensor flooding",
     rnvp:"No more bets", flag:"ALERT", colon:": ", seatFlag:"seat", push:"push",
     returned:"returned", handVoid:"Hand void", qualifies:"qualifies", notQualifies:"does not qualify",
     toConfirm:"to confirm", confirmTitle:"To confirm", read:"read", readAtLeast:"at least", and:"; ",
@@ -69,8 +69,11 @@ function draw() {
   const down = [[devices.camera_online, t.cameraOff], [devices.shoe_connected, t.shoeOff], [devices.shoe_present, t.shoeOut]];
   // A knocked camera was calibrated again by itself: said for the session, for the dealer to tell surveillance.
   const knocked = devices.camera_knocks ? [el("span", "status-warn", "⚠ " + t.cameraMoved(devices.camera_moved_px, devices.camera_knocks))] : [];
+  // A noisy shoe link or a sensor sending too fast still works: amber, for the dealer to call a technician.
+  const degraded = [...(devices.shoe_noisy ? [t.shoeNoisy] : []), ...(devices.flooding || []).map(kind => `${t.flooding} (${kind})`)]
+    .map(text => el("span", "status-warn", "⚠ " + text));
   document.getElementById("devices").replaceChildren(
-    ...down.filter(([up]) => up === false).map(([, text]) => el("span", "status-off", "⚠ " + text)), ...knocked);
+    ...down.filter(([up]) => up === false).map(([, text]) => el("span", "status-off", "⚠ " + text)), ...knocked, ...degraded);
   // The latest refusal still standing (the referee drops one once its action goes through or the phase moves on).
   const refused = (s.refusals || []).at(-1);
   document.getElementById("refusal").replaceChildren(...(refused ? [banner("refused", "alert", el("span", "icon", "✖"),
