@@ -6,7 +6,9 @@ taken from the configuration file's folder.
 
 from __future__ import annotations
 
+import ipaddress
 import os
+import ssl
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,7 +34,7 @@ _SCHEMA: dict[str, set[str]] = {
     "shoe": {"port", "baudrate"},
     "sensors": {"events_per_s"},
     "camera": {"source", "layout", "calibration"},
-    "web": {"host", "port"},
+    "web": {"host", "port", "tls_certificate", "tls_key", "secure_cookies", "trusted_proxies"},
 }
 
 #: bytes: a Unix socket's path holds 108 with its final NUL; ZeroMQ refuses a longer ipc:// path when binding
@@ -65,6 +67,14 @@ class TableConfig:
     camera_calibration: Path = Path("calibration.json")
     web_host: str = "127.0.0.1"
     web_port: int = 8080
+    #: the review served over HTTPS with this certificate and key (PEM files); plain HTTP when not given
+    web_tls_certificate: Path | None = None
+    web_tls_key: Path | None = None
+    #: the session cookie sent only over HTTPS: true by default with TLS, or set behind a proxy that terminates it
+    web_secure_cookies: bool = False
+    #: the addresses (or networks) of the reverse proxies whose X-Forwarded-For is believed; no one's when empty,
+    #: so a client cannot pick the address the login limit counts against
+    web_trusted_proxies: tuple[str, ...] = ()
     #: the profile's file, when ``table.profile`` names one rather than a shipped profile
     profile_file: Path | None = None
 
@@ -179,6 +189,7 @@ def parse_config(text: str, source: Path) -> TableConfig:
         camera_calibration=base / reader.string("camera.calibration", "calibration.json"),
         web_host=reader.string("web.host", "127.0.0.1"),
         web_port=_web_port(reader, bus),
+        **_web_security(reader, base),
         profile_file=base / profile if (profile := reader.string("table.profile")).endswith(".toml") else None,
     )
 
@@ -189,6 +200,38 @@ def _web_port(reader: TomlReader, bus: dict[str, str]) -> int:
         if _tcp_port(endpoint) == port:
             raise reader.fail("web.port", f"{port} is bus.{name}'s port too ({endpoint!r}): each needs its own")
     return port
+
+
+def _web_security(reader: TomlReader, base: Path) -> dict[str, Any]:
+    files: dict[str, Path | None] = {}
+    for name in ("web.tls_certificate", "web.tls_key"):
+        file = base / reader.string(name) if reader.raw(name, None) is not None else None
+        if file is not None and not file.is_file():
+            raise reader.fail(name, f"no such file: {file}")
+        files[name] = file
+    certificate, key = files["web.tls_certificate"], files["web.tls_key"]
+    if (certificate is None) != (key is None):
+        missing = "web.tls_key" if key is None else "web.tls_certificate"
+        raise reader.fail("web.tls_certificate" if key is None else "web.tls_key",
+                          f"HTTPS needs both the certificate and its key: {missing} is missing")
+    if certificate is not None and key is not None:
+        try:  # read now, so that a wrong file is named with its key rather than when the server starts
+            ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER).load_cert_chain(certificate, key)
+        except (ssl.SSLError, OSError) as error:
+            raise reader.fail("web.tls_certificate", f"{certificate} and {key} are not a PEM certificate and its "
+                                                     f"key: {error}") from None
+    proxies = reader.raw("web.trusted_proxies", [])
+    if not isinstance(proxies, list) or not all(isinstance(proxy, str) for proxy in proxies):
+        raise reader.fail("web.trusted_proxies", f"expected a list of addresses, got {proxies!r}")
+    for proxy in proxies:
+        try:
+            ipaddress.ip_network(proxy)
+        except ValueError:
+            raise reader.fail("web.trusted_proxies", f"{proxy!r} is not an address or a network "
+                                                     "(like \"192.0.2.10\" or \"10.0.0.0/24\")") from None
+    return {"web_tls_certificate": certificate, "web_tls_key": key,
+            "web_secure_cookies": reader.boolean("web.secure_cookies", certificate is not None),
+            "web_trusted_proxies": tuple(proxies)}
 
 
 def load_config(path: str | Path) -> TableConfig:

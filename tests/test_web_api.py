@@ -10,7 +10,7 @@ import time
 import pytest
 from starlette.routing import Route
 from starlette.testclient import TestClient
-from webutil import PASSWORD, fast_hasher, faulty_coups, recorded_store, table_config
+from webutil import PASSWORD, SAME_SITE, fast_hasher, faulty_coups, recorded_store, table_config
 
 from controller.store import EventStore
 from controller.web.app import create_app
@@ -44,7 +44,7 @@ def client(table, tmp_path):
     for name, role in (("sam", "surveillance"), ("sue", "supervisor"), ("ada", "admin")):
         reviews.create_user(name, role, PASSWORD)
     app.state.live.set_state(state)
-    with TestClient(app) as client:
+    with TestClient(app, headers=SAME_SITE) as client:
         yield client
 
 
@@ -123,7 +123,7 @@ def test_sessions_expire(table, tmp_path):
     app = create_app(config, follower_factory=None, review_db_path=tmp_path / "r.sqlite", session_ttl_s=-1,
                      password_hasher=fast_hasher())
     app.state.reviews.create_user("sam", "surveillance", PASSWORD)
-    with TestClient(app) as client:
+    with TestClient(app, headers=SAME_SITE) as client:
         login(client, "sam")
         assert client.get("/api/coups").status_code == 401
 

@@ -40,7 +40,8 @@ def fast_hasher():
     return PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
 
 
-def table_config(folder: Path) -> TableConfig:
+def table_config(folder: Path, extra: str = "") -> TableConfig:
+    """``extra``: more TOML after the configuration's tables (a ``[web]`` table, say)."""
     publish, subscribe, snapshot = endpoints(folder)
     text = f"""[table]
 id = "table-test"
@@ -58,7 +59,7 @@ snapshot = "{snapshot}"
 [store]
 path = "var/table.sqlite"
 evidence = "var/evidence"
-"""
+""" + extra
     source = folder / "table.toml"
     source.write_text(text)
     (folder / "var").mkdir(exist_ok=True)
@@ -147,3 +148,6 @@ def recorded_store(config: TableConfig, envelopes: list[tuple[str, Envelope]]) -
     store.close()
     context.destroy(linger=0)
     return state
+
+#: what a browser sends with a form or a fetch from the app's own pages (TestClient's host is "testserver")
+SAME_SITE = {"Origin": "http://testserver"}

@@ -18,7 +18,7 @@ from starlette.routing import Route
 from controller.rules.flags import FlagKind
 
 from . import admin, auth, review
-from .context import SESSION_COOKIE, WebContext, same_origin
+from .context import SESSION_COOKIE, WebContext
 from .reviewdb import ROLES
 
 # --- the live table --------------------------------------------------------------------------------
@@ -111,7 +111,6 @@ async def coup(ctx: WebContext, request: Request) -> JSONResponse:
 
 
 async def acknowledge(ctx: WebContext, request: Request) -> JSONResponse:
-    same_origin(request)
     user = ctx.need(request, "surveillance", "open_acknowledge", f"coup {request.path_params['number']}", api=True)
     fields = await json_object(request, "{\"note\": ...}")
     return JSONResponse(review.acknowledge(ctx, request, user, fields), status_code=201)
@@ -132,14 +131,12 @@ async def users(ctx: WebContext, request: Request) -> JSONResponse:
         ctx.need(request, "admin", "view_users", api=True)
         return JSONResponse([{k: row[k] for k in ("username", "role", "created", "disabled")}
                              for row in admin.user_rows(ctx)])
-    same_origin(request)
     user = ctx.need(request, "admin", "open_create_user", api=True)
     fields = await json_object(request, "{\"username\": ..., \"role\": ..., \"password\": ...}")
     return JSONResponse(admin.create_user_from(ctx, user, fields), status_code=201)
 
 
 async def disable_user(ctx: WebContext, request: Request) -> JSONResponse:
-    same_origin(request)
     username = request.path_params["username"]
     admin.disable_user_by(ctx, ctx.need(request, "admin", "open_disable_user", username, api=True), username)
     return JSONResponse({"username": username, "disabled": True})
@@ -212,8 +209,10 @@ OPENAPI: dict[str, Any] = {
                                          "properties": {"username": {"type": "string"},
                                                         "password": {"type": "string"}}},
                                    responses={"401": "wrong user name or password",
-                                              "429": "too many failed logins for the name or the address: "
-                                                     "refused for a while (see Retry-After)"})},
+                                              "429": "too many failed logins for the name from this address, or "
+                                                     "for any name from it: wait (see Retry-After)",
+                                              "403": "no Origin header, or another site's",
+                                              "415": "a body that is not said to be JSON"})},
         "/api/logout": {"post": _op("Close the session", "review")},
         "/api/coups": {"get": _op("Coups, filtered", "review", "surveillance", params=[
             _query("table", {"type": "string"}, "a table id (each coup carries its table_id)"),

@@ -16,6 +16,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount
@@ -25,6 +26,7 @@ from controller.config import TableConfig
 
 from . import admin, api, auth, display, review
 from .context import NeedLogin, WebContext, load_templates
+from .guard import RequestGuard
 from .live import Follower, LiveTable
 from .reviewdb import ReviewDB
 from .store_view import StoreView
@@ -67,11 +69,12 @@ async def http_error(ctx: WebContext, request: Request, exc: Exception) -> Respo
 
 def create_app(config: TableConfig, follower_factory: Callable[[], Follower] | None | str = "bus",
                review_db_path: str | Path | None = None, key_path: str | Path | None = None,
-               session_ttl_s: float = 30 * 60, secure_cookies: bool = False,
+               session_ttl_s: float = 30 * 60,
                password_hasher: Any = None, login_throttle: LoginThrottle | None = None) -> Starlette:
     """The app. ``follower_factory``: "bus" (default) follows the configured bus; None follows nothing
     (tests feed ``app.state.live.set_state``); or any callable returning a follower.
-    ``login_throttle``: the login rate limit (default: 5 failures per user name, 20 per address, in 5 min)."""
+    ``login_throttle``: the login rate limit (default: 5 free failures per name and address, 20 per address, then
+    a wait from 15 s doubling up to an hour)."""
     factory = default_follower_factory(config) if follower_factory == "bus" else follower_factory
     ctx = WebContext(
         config=config,
@@ -82,7 +85,7 @@ def create_app(config: TableConfig, follower_factory: Callable[[], Follower] | N
         throttle=login_throttle or LoginThrottle(),
         key_file=Path(key_path) if key_path else default_key_path(config),
         templates=load_templates(config.table_id),
-        secure_cookies=secure_cookies,
+        secure_cookies=config.web_secure_cookies,
     )
 
     @contextlib.asynccontextmanager
@@ -95,7 +98,7 @@ def create_app(config: TableConfig, follower_factory: Callable[[], Follower] | N
 
     routes = [route for part in (display, api, auth, review, admin) for route in part.routes(ctx)]
     routes.append(Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"))  # the pages' CSS and script
-    app = Starlette(routes=routes, lifespan=lifespan,
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(RequestGuard)],
                     exception_handlers={NeedLogin: need_login, HTTPException: functools.partial(http_error, ctx)})
     app.state.live = ctx.live
     app.state.reviews = ctx.reviews

@@ -12,13 +12,13 @@ from starlette.routing import Route
 
 from controller.errors import StudTableError
 
-from .context import SESSION_COOKIE, WebContext, form, same_origin
+from .context import SESSION_COOKIE, WebContext, form
 from .reviewdb import User
 
 
 class TooManyLogins(StudTableError, PermissionError):
     def __init__(self, wait_s: float) -> None:
-        super().__init__(f"too many failed logins for this user name or address: try again in {math.ceil(wait_s)} s")
+        super().__init__(f"too many failed logins from this address: try again in {math.ceil(wait_s)} s")
         self.wait_s = wait_s
 
 
@@ -30,28 +30,28 @@ def open_session(ctx: WebContext, user: User, response: Response) -> Response:
 
 
 def check_login(ctx: WebContext, request: Request, username: str, password: str, via: str) -> User | None:
-    """The user, or None for a wrong name or password; TooManyLogins (and no password check) while the
-    name or the client's address is locked out. Failures, refusals and logins go to the audit log."""
+    """The user, or None for a wrong name or password; TooManyLogins (and no password check) while this name, or
+    any name, must wait from the client's address. Logins go to the audit log one by one; failures and refusals
+    grouped, a row per source (and name tried) and minute with its count."""
     address = request.client.host if request.client else "unknown"
-    keys = ctx.throttle.keys(username, address)
-    wait_s = ctx.throttle.refused_for(keys)
+    wait_s = ctx.throttle.wait_s(ctx.reviews, username, address)
     if wait_s > 0:
-        ctx.reviews.audit(username[:64] or None, "login_refused",
-                          f"{via} from {address}: locked out for {math.ceil(wait_s)} s more")
+        ctx.reviews.audit(None, "login_refused", f"{via} from {address}: too many failed logins, waiting",
+                          grouping=f"login_refused {via} {address}")
         raise TooManyLogins(wait_s)
     user = ctx.reviews.authenticate(username, password)
     if user is None:
-        ctx.throttle.failed(keys)
-        ctx.reviews.audit(username[:64] or None, "login_failed", f"{via} from {address}")
+        ctx.throttle.failed(ctx.reviews, username, address)
+        ctx.reviews.audit(username[:64] or None, "login_failed", f"{via} from {address}",
+                          grouping=f"login_failed {via} {address} {username[:64]}")
         return None
-    ctx.throttle.succeeded(username)
+    ctx.throttle.succeeded(ctx.reviews, username, address)
     ctx.reviews.audit(user.username, "login", f"{user.role} ({via} from {address})")
     return user
 
 
 def end_session(ctx: WebContext, request: Request, response: Response) -> Response:
     """Close the request's session (audited when it had a user) and clear its cookie on ``response``."""
-    same_origin(request)
     user = ctx.user_of(request)
     if user:
         ctx.reviews.audit(user.username, "logout", "")
@@ -63,14 +63,13 @@ def end_session(ctx: WebContext, request: Request, response: Response) -> Respon
 async def login_page(ctx: WebContext, request: Request) -> Response:
     if request.method == "GET":
         return ctx.page("login.html", request, error=None)
-    same_origin(request)
     fields = await form(request)
     try:
         user = check_login(ctx, request, fields.get("username", ""), fields.get("password", ""), "page")
     except TooManyLogins as refusal:
         return ctx.page("login.html", request, status=429, headers={"Retry-After": str(math.ceil(refusal.wait_s))},
-                        error="Trop de connexions échouées pour cet utilisateur ou ce poste : réessayez dans "
-                              f"{math.ceil(refusal.wait_s / 60)} min.")
+                        error="Trop de connexions échouées depuis ce poste : réessayez dans "
+                              f"{ctx.throttle.minutes(refusal.wait_s)} min.")
     if user is None:
         return ctx.page("login.html", request, status=401, error="Utilisateur ou mot de passe incorrect.")
     return open_session(ctx, user, RedirectResponse("/review", status_code=303))

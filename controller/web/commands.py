@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from controller.config import load_config
+from controller.config import TableConfig, load_config
 
 from .app import create_app, default_review_db_path
 from .report import verify_report
@@ -25,8 +25,7 @@ def serve(config_path: str | Path, host: str | None = None, port: int | None = N
 
     config = load_config(config_path)
     app = create_app(config)
-    server = uvicorn.Server(uvicorn.Config(app, host=host or config.web_host, port=port or config.web_port,
-                                           log_level="info", timeout_graceful_shutdown=2))
+    server = uvicorn.Server(server_config(config, app, host, port))
     callback = STOP.on_stop(lambda: setattr(server, "should_exit", True))  # handler: ``controller.cli.main``'s
     try:
         if not STOP.requested:
@@ -36,6 +35,20 @@ def serve(config_path: str | Path, host: str | None = None, port: int | None = N
     if not server.started and not STOP.requested:
         return 3  # could not start (the port taken...): uvicorn.run's own exit code, its log says why
     return 0
+
+
+def server_config(config: TableConfig, app: Any, host: str | None = None, port: int | None = None) -> Any:
+    """uvicorn's settings for the table's web server: HTTPS when ``[web]`` names a certificate, and
+    X-Forwarded-For believed only from ``web.trusted_proxies`` (uvicorn's default believes 127.0.0.1, which lets
+    any local client pick the address that the login limit counts against)."""
+    import uvicorn
+
+    tls: dict[str, Any] = {}
+    if config.web_tls_certificate is not None and config.web_tls_key is not None:
+        tls = {"ssl_certfile": str(config.web_tls_certificate), "ssl_keyfile": str(config.web_tls_key)}
+    return uvicorn.Config(app, host=host or config.web_host, port=port or config.web_port, log_level="info",
+                          timeout_graceful_shutdown=2, proxy_headers=bool(config.web_trusted_proxies),
+                          forwarded_allow_ips=list(config.web_trusted_proxies) or None, **tls)
 
 
 def create_user(config_path: str | Path, username: str, role: str, password: str | None = None,

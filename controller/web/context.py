@@ -1,5 +1,6 @@
 """What every part of the web app shares: the table's configuration, the live table, the review's database
-and store, the templates, and the access checks (``need``, ``same_origin``) that the routes call first."""
+and store, the templates, and the access check (``need``) that the routes call first (the cross-site check is
+``guard.RequestGuard``'s, before any route)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlparse
+from urllib.parse import parse_qs
 
 import jinja2
 from starlette.exceptions import HTTPException
@@ -44,13 +45,6 @@ def load_templates(table_id: str) -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES_DIR), autoescape=True)
     env.globals.update(euros=euros_fr, table_id=table_id)
     return env
-
-
-def same_origin(request: Request) -> None:
-    """Refuse a form or API call that a browser sends from another site (the session cookie would go with it)."""
-    origin = request.headers.get("origin")
-    if origin and urlparse(origin).netloc != request.headers.get("host"):
-        raise HTTPException(403, "cross-site request refused")
 
 
 async def form(request: Request) -> dict[str, str]:

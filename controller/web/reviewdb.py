@@ -1,4 +1,4 @@
-"""The review's own database: users, sessions, flag acknowledgements and the audit log.
+"""The review's own database: users, sessions, flag acknowledgements, the audit log and the failed logins.
 
 Acknowledgements and the audit log are append-only (triggers refuse UPDATE and DELETE, as in the
 event store): who did what and when is kept for good. Passwords are hashed with Argon2id.
@@ -59,10 +59,28 @@ CREATE TABLE IF NOT EXISTS audit (
     action TEXT NOT NULL,
     detail TEXT NOT NULL
 );
-CREATE TRIGGER IF NOT EXISTS audit_no_update BEFORE UPDATE ON audit
-BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
 CREATE TRIGGER IF NOT EXISTS audit_no_delete BEFORE DELETE ON audit
 BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+CREATE TABLE IF NOT EXISTS login_failures (
+    scope TEXT NOT NULL CHECK (scope IN ('user', 'source')),
+    username TEXT NOT NULL,
+    source TEXT NOT NULL,
+    failures INTEGER NOT NULL,
+    last_at REAL NOT NULL,
+    PRIMARY KEY (scope, username, source)
+);
+"""
+
+#: A row of the audit log never changes, but for the count of a grouped row (failed logins from one source in one
+#: minute), which only grows. Made after the columns it names, which an older file gets by ALTER TABLE.
+AUDIT_ONLY_COUNTS_GROW = """
+DROP TRIGGER IF EXISTS audit_no_update;
+CREATE TRIGGER IF NOT EXISTS audit_only_counts_grow BEFORE UPDATE ON audit
+WHEN OLD.grouping IS NULL OR NEW.grouping IS NOT OLD.grouping OR NEW.id IS NOT OLD.id OR NEW.at IS NOT OLD.at
+    OR NEW.username IS NOT OLD.username OR NEW.action IS NOT OLD.action OR NEW.detail IS NOT OLD.detail
+    OR NEW.count < OLD.count
+BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+CREATE INDEX IF NOT EXISTS audit_by_grouping ON audit (grouping) WHERE grouping IS NOT NULL;
 """
 
 
@@ -94,6 +112,11 @@ class ReviewDB:
         self._db.executescript(SCHEMA)
         if "disabled_at" not in {row[1] for row in self._db.execute("PRAGMA table_info(users)")}:
             self._db.execute("ALTER TABLE users ADD COLUMN disabled_at REAL")  # a file from before user management
+        audit_columns = {row[1] for row in self._db.execute("PRAGMA table_info(audit)")}
+        if "count" not in audit_columns:  # a file from before grouped rows
+            self._db.execute("ALTER TABLE audit ADD COLUMN count INTEGER NOT NULL DEFAULT 1")
+            self._db.execute("ALTER TABLE audit ADD COLUMN grouping TEXT")
+        self._db.executescript(AUDIT_ONLY_COUNTS_GROW)
         self._lock = threading.Lock()
         self._hasher = hasher or PasswordHasher()  # Argon2id, RFC 9106's low-memory parameters
         self._dummy: str | None = None
@@ -196,15 +219,46 @@ class ReviewDB:
         keys = ("id", "flag_event", "flag_ordinal", "coup", "username", "at", "note")
         return [dict(zip(keys, row, strict=True)) for row in rows]
 
-    def audit(self, username: str | None, action: str, detail: str = "") -> None:
+    def audit(self, username: str | None, action: str, detail: str = "", grouping: str | None = None) -> None:
+        """One row; with ``grouping``, a row per grouping key and minute whose count grows with each repeat (a
+        flood of failed logins from one source is one row a minute, not one a request)."""
+        now = time.time()
         with self._lock:
-            self._db.execute("INSERT INTO audit (at, username, action, detail) VALUES (?, ?, ?, ?)",
-                             (time.time(), username, action, detail))
+            if grouping is not None:
+                key = f"{grouping} {int(now // 60)}"
+                if self._db.execute("UPDATE audit SET count = count + 1 WHERE grouping = ?", (key,)).rowcount:
+                    return
+            else:
+                key = None
+            self._db.execute("INSERT INTO audit (at, username, action, detail, grouping) VALUES (?, ?, ?, ?, ?)",
+                             (now, username, action, detail, key))
 
     def audit_log(self, limit: int = 500) -> list[dict[str, Any]]:
-        rows = self._db.execute("SELECT id, at, username, action, detail FROM audit ORDER BY id DESC LIMIT ?",
-                                (limit,)).fetchall()
-        return [dict(zip(("id", "at", "username", "action", "detail"), row, strict=True)) for row in rows]
+        keys = ("id", "at", "username", "action", "detail", "count")
+        rows = self._db.execute(f"SELECT {', '.join(keys)} FROM audit ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
+        return [dict(zip(keys, row, strict=True)) for row in rows]
+
+    # --- failed logins (``throttle.LoginThrottle`` decides what they mean) ------------------------------------
+
+    def login_failures(self, scope: str, username: str, source: str) -> tuple[int, float]:
+        """(failures, time of the last) of a throttle key; (0, 0.0) when it has none."""
+        row = self._db.execute("SELECT failures, last_at FROM login_failures WHERE scope = ? AND username = ? "
+                               "AND source = ?", (scope, username, source)).fetchone()
+        return (int(row[0]), float(row[1])) if row else (0, 0.0)
+
+    def count_login_failure(self, scope: str, username: str, source: str, now: float, forget_before: float) -> None:
+        """One more failure for the key; keys whose last failure is older than ``forget_before`` start again
+        (and go: guessed names must not grow the table for ever)."""
+        with self._lock:
+            self._db.execute("DELETE FROM login_failures WHERE last_at < ?", (forget_before,))
+            self._db.execute("INSERT INTO login_failures VALUES (?, ?, ?, 1, ?) ON CONFLICT (scope, username, source)"
+                             " DO UPDATE SET failures = failures + 1, last_at = excluded.last_at",
+                             (scope, username, source, now))
+
+    def clear_login_failures(self, scope: str, username: str, source: str) -> None:
+        with self._lock:
+            self._db.execute("DELETE FROM login_failures WHERE scope = ? AND username = ? AND source = ?",
+                             (scope, username, source))
 
     def close(self) -> None:
         self._db.close()

@@ -1,60 +1,66 @@
-"""The review's login rate limit: after too many failed logins for one user name, or from one client
-address, within a window, further attempts are refused for a while (whatever the password)."""
+"""The review's login rate limit, kept in the review's database (a restart does not clear it).
+
+Failed logins are counted per (user name, source address), and per source across every name (one address guessing
+many names). Past its free failures a key waits before its next try, the wait doubling with each further failure
+(``first_delay_s``, twice that, four times... up to ``max_delay_s``). Only that source waits: the user still logs in
+from his own desk, so nobody can lock an account out for everyone. A key's failures are forgotten ``forget_s`` after
+its last one; a right password clears its (name, source).
+"""
 
 from __future__ import annotations
 
-import threading
+import math
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .reviewdb import ReviewDB
 
 
 class LoginThrottle:
-    def __init__(self, max_failures_per_user: int = 5, max_failures_per_address: int = 20, window_s: float = 300,
-                 lockout_s: float = 300, clock: Callable[[], float] = time.monotonic) -> None:
-        if min(max_failures_per_user, max_failures_per_address) < 1 or window_s <= 0 or lockout_s <= 0:
-            raise ValueError("the login limits need at least one failure allowed, and a window and lockout over 0 s")
-        self._limits = {"user": max_failures_per_user, "address": max_failures_per_address}
-        self.window_s = window_s
-        self.lockout_s = lockout_s
+    def __init__(self, free_per_user: int = 5, free_per_source: int = 20, first_delay_s: float = 15,
+                 max_delay_s: float = 3600, forget_s: float = 24 * 3600,
+                 clock: Callable[[], float] = time.time) -> None:
+        """``clock``: wall time, as the lockouts outlive the process."""
+        if min(free_per_user, free_per_source) < 1 or first_delay_s <= 0 or max_delay_s < first_delay_s:
+            raise ValueError("the login limits need at least one free failure, and delays over 0 s")
+        if forget_s < max_delay_s:
+            raise ValueError("failures must be remembered at least as long as the longest delay")
+        self._free = {"user": free_per_user, "source": free_per_source}
+        self.first_delay_s, self.max_delay_s, self.forget_s = first_delay_s, max_delay_s, forget_s
         self._clock = clock
-        self._failures: dict[tuple[str, str], list[float]] = {}
-        self._locked_until: dict[tuple[str, str], float] = {}
-        self._lock = threading.Lock()
+
+    def _keys(self, username: str, source: str) -> list[tuple[str, str, str]]:
+        return [("user", username[:64], source), ("source", "", source)]
+
+    def delay_after(self, scope: str, failures: int) -> float:
+        """The wait after ``failures`` failures of a key of ``scope`` ("user" or "source")."""
+        beyond = failures - self._free[scope]
+        if beyond < 0:
+            return 0.0
+        return min(self.max_delay_s, self.first_delay_s * 2.0 ** min(beyond, 64))
+
+    def wait_s(self, reviews: ReviewDB, username: str, source: str) -> float:
+        """Seconds before this name may try again from this source; 0 when it may now."""
+        now = self._clock()
+        waits = [0.0]
+        for scope, name, address in self._keys(username, source):
+            failures, last_at = reviews.login_failures(scope, name, address)
+            if failures and now - last_at < self.forget_s:
+                waits.append(last_at + self.delay_after(scope, failures) - now)
+        return max(waits)
+
+    def failed(self, reviews: ReviewDB, username: str, source: str) -> None:
+        now = self._clock()
+        for scope, name, address in self._keys(username, source):
+            reviews.count_login_failure(scope, name, address, now, forget_before=now - self.forget_s)
+
+    def succeeded(self, reviews: ReviewDB, username: str, source: str) -> None:
+        """A right password clears the name's failures from this source (not the source's own count: one account
+        of one's own must not reset the count of guesses at the others)."""
+        reviews.clear_login_failures("user", username[:64], source)
 
     @staticmethod
-    def keys(username: str, address: str) -> list[tuple[str, str]]:
-        return [("user", username), ("address", address)]
-
-    def refused_for(self, keys: Iterable[tuple[str, str]]) -> float:
-        """Seconds left before these keys may try again; 0 when they may now."""
-        now = self._clock()
-        with self._lock:
-            return max([0.0, *(self._locked_until.get(key, now) - now for key in keys)])
-
-    def failed(self, keys: Iterable[tuple[str, str]]) -> None:
-        """A failed login: each key reaching its limit within the window is locked out."""
-        now = self._clock()
-        with self._lock:
-            self._forget_before(now - self.window_s)
-            for key in keys:
-                recent = self._failures.setdefault(key, [])
-                recent.append(now)
-                if len(recent) >= self._limits[key[0]]:
-                    self._locked_until[key] = now + self.lockout_s
-                    del self._failures[key]
-
-    def succeeded(self, username: str) -> None:
-        """A right password clears the user name's failures (not the address's: one account of one's own
-        must not reset the count of guesses at the others)."""
-        with self._lock:
-            self._failures.pop(("user", username), None)
-
-    def _forget_before(self, oldest: float) -> None:
-        # Old failures and ended lockouts go: guessed names must not grow the tables for ever.
-        for key in list(self._failures):
-            self._failures[key] = [at for at in self._failures[key] if at >= oldest]
-            if not self._failures[key]:
-                del self._failures[key]
-        now = oldest + self.window_s
-        for key in [key for key, until in self._locked_until.items() if until <= now]:
-            del self._locked_until[key]
+    def minutes(wait_s: float) -> int:
+        return max(1, math.ceil(wait_s / 60))
