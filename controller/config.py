@@ -34,7 +34,8 @@ _SCHEMA: dict[str, set[str]] = {
     "shoe": {"port", "baudrate"},
     "sensors": {"events_per_s"},
     "camera": {"source", "layout", "calibration"},
-    "web": {"host", "port", "tls_certificate", "tls_key", "secure_cookies", "trusted_proxies"},
+    "web": {"host", "port", "tls_certificate", "tls_key", "secure_cookies", "trusted_proxies",
+            "allowed_hosts"},
 }
 
 #: bytes: a Unix socket's path holds 108 with its final NUL; ZeroMQ refuses a longer ipc:// path when binding
@@ -75,6 +76,8 @@ class TableConfig:
     #: the addresses (or networks) of the reverse proxies whose X-Forwarded-For is believed; no one's when empty,
     #: so a client cannot pick the address the login limit counts against
     web_trusted_proxies: tuple[str, ...] = ()
+    #: the Host headers (name:port) the web server answers; any when empty (``controller.web.guard``)
+    web_allowed_hosts: tuple[str, ...] = ()
     #: the profile's file, when ``table.profile`` names one rather than a shipped profile
     profile_file: Path | None = None
 
@@ -229,7 +232,10 @@ def _web_security(reader: TomlReader, base: Path) -> dict[str, Any]:
         except ValueError:
             raise reader.fail("web.trusted_proxies", f"{proxy!r} is not an address or a network "
                                                      "(like \"192.0.2.10\" or \"10.0.0.0/24\")") from None
-    return {"web_tls_certificate": certificate, "web_tls_key": key,
+    hosts = reader.raw("web.allowed_hosts", [])
+    if not isinstance(hosts, list) or not all(isinstance(host, str) and host.strip() for host in hosts):
+        raise reader.fail("web.allowed_hosts", f"expected a list of host names with their port, got {hosts!r}")
+    return {"web_tls_certificate": certificate, "web_tls_key": key, "web_allowed_hosts": tuple(hosts),
             "web_secure_cookies": reader.boolean("web.secure_cookies", certificate is not None),
             "web_trusted_proxies": tuple(proxies)}
 

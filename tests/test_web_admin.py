@@ -103,6 +103,23 @@ def test_guessing_many_names_makes_the_address_wait(client, app):
     assert audit(app, "login_refused")[0]["detail"].startswith("api from testclient")
 
 
+def test_an_ipv6_host_is_one_source_whatever_address_of_its_network_it_uses(app):
+    for n in range(6):  # six addresses of one /64: the source's own limit (6) is reached
+        with TestClient(app, headers=SAME_SITE, client=(f"2001:db8:1:2::{n + 1:x}", 4000)) as guesser:
+            assert api_login(guesser, f"guess{n}", "wrong password").status_code == 401
+    with TestClient(app, headers=SAME_SITE, client=("2001:db8:1:2::99", 4000)) as same_network:
+        assert api_login(same_network, "ada").status_code == 429
+    with TestClient(app, headers=SAME_SITE, client=("2001:db8:1:3::1", 4000)) as another_network:
+        assert api_login(another_network, "ada").status_code == 200
+
+
+def test_a_clock_stepped_back_never_lengthens_the_wait(client, clock):
+    for _ in range(3):
+        api_login(client, "sam", "wrong password")
+    clock.now -= 3000  # the wall clock set back by 50 minutes
+    assert api_login(client, "sam").headers["retry-after"] == "60"
+
+
 def test_the_wait_outlives_a_restart_of_the_review(tmp_path, app, client, clock):
     for _ in range(3):
         assert api_login(client, "sam", "wrong password").status_code == 401
@@ -112,14 +129,18 @@ def test_the_wait_outlives_a_restart_of_the_review(tmp_path, app, client, clock)
 
 def test_a_flood_of_failed_logins_is_a_few_counted_rows_not_one_per_request(client, app):
     for number in range(300):
-        api_login(client, "sam", f"guess {number}")
+        api_login(client, f"name{number % 30}", f"guess {number}")  # thirty names guessed from one source
     rows = audit(app, "login_failed") + audit(app, "login_refused")
-    assert len(rows) <= 4  # a row per action and minute (two if the run crosses a minute)
+    assert len(rows) <= 4  # a row per action, source and minute (two if the run crosses a minute)
     assert sum(row["count"] for row in rows) == 300
     db = sqlite3.connect(app.state.reviews.path)
     for statement in ("UPDATE audit SET detail = 'nothing' WHERE action = 'login_failed'",
                       "UPDATE audit SET count = 1 WHERE action = 'login_failed'",  # a count never goes down
+                      "UPDATE audit SET count = count + 2 WHERE action = 'login_failed'",  # it steps by one
+                      "UPDATE audit SET count = 'abc' WHERE action = 'login_failed'",
                       "UPDATE audit SET count = 9 WHERE action = 'user_created'",  # nor is an ungrouped row counted
+                      "INSERT OR REPLACE INTO audit (id, at, username, action, detail) "
+                      "SELECT id, at, 'nobody', action, 'rewritten' FROM audit LIMIT 1",
                       "DELETE FROM audit"):
         with pytest.raises(sqlite3.IntegrityError, match="append-only"):
             db.execute(statement)

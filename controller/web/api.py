@@ -210,9 +210,7 @@ OPENAPI: dict[str, Any] = {
                                                         "password": {"type": "string"}}},
                                    responses={"401": "wrong user name or password",
                                               "429": "too many failed logins for the name from this address, or "
-                                                     "for any name from it: wait (see Retry-After)",
-                                              "403": "no Origin header, or another site's",
-                                              "415": "a body that is not said to be JSON"})},
+                                                     "for any name from it: wait (see Retry-After)"})},
         "/api/logout": {"post": _op("Close the session", "review")},
         "/api/coups": {"get": _op("Coups, filtered", "review", "surveillance", params=[
             _query("table", {"type": "string"}, "a table id (each coup carries its table_id)"),
@@ -245,3 +243,16 @@ OPENAPI: dict[str, Any] = {
             responses={"400": "one's own account", "404": "no such user", "409": "already disabled"})},
     },
 }
+
+def _add_guard_answers(paths: dict[str, Any]) -> None:
+    """What ``guard.RequestGuard`` answers before any route, on every state-changing call."""
+    for operations in paths.values():
+        if "post" in operations:
+            answers = operations["post"]["responses"]
+            reasons = [answers.get("403", {}).get("description"), "no Origin header, or another site's"]
+            answers["403"] = {"description": "; ".join(filter(None, reasons))}
+            if "requestBody" in operations["post"]:
+                answers["415"] = {"description": "a body that is not said to be JSON"}
+
+
+_add_guard_answers(OPENAPI["paths"])

@@ -98,7 +98,8 @@ def create_app(config: TableConfig, follower_factory: Callable[[], Follower] | N
 
     routes = [route for part in (display, api, auth, review, admin) for route in part.routes(ctx)]
     routes.append(Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"))  # the pages' CSS and script
-    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(RequestGuard)],
+    guard = Middleware(RequestGuard, allowed_hosts=config.web_allowed_hosts)
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[guard],
                     exception_handlers={NeedLogin: need_login, HTTPException: functools.partial(http_error, ctx)})
     app.state.live = ctx.live
     app.state.reviews = ctx.reviews

@@ -32,7 +32,7 @@ def open_session(ctx: WebContext, user: User, response: Response) -> Response:
 def check_login(ctx: WebContext, request: Request, username: str, password: str, via: str) -> User | None:
     """The user, or None for a wrong name or password; TooManyLogins (and no password check) while this name, or
     any name, must wait from the client's address. Logins go to the audit log one by one; failures and refusals
-    grouped, a row per source (and name tried) and minute with its count."""
+    grouped, a row per source and minute with its count (no name: a source guessing names tries many)."""
     address = request.client.host if request.client else "unknown"
     wait_s = ctx.throttle.wait_s(ctx.reviews, username, address)
     if wait_s > 0:
@@ -42,8 +42,8 @@ def check_login(ctx: WebContext, request: Request, username: str, password: str,
     user = ctx.reviews.authenticate(username, password)
     if user is None:
         ctx.throttle.failed(ctx.reviews, username, address)
-        ctx.reviews.audit(username[:64] or None, "login_failed", f"{via} from {address}",
-                          grouping=f"login_failed {via} {address} {username[:64]}")
+        ctx.reviews.audit(None, "login_failed", f"{via} from {address}",
+                          grouping=f"login_failed {via} {address}")
         return None
     ctx.throttle.succeeded(ctx.reviews, username, address)
     ctx.reviews.audit(user.username, "login", f"{user.role} ({via} from {address})")

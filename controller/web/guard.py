@@ -5,8 +5,10 @@ a cap on the body's size, and the cross-site check on every request that changes
   script, no frame around them), ``X-Frame-Options: DENY``, ``nosniff``, and no referrer sent to other sites.
 - Bodies over ``MAX_BODY_BYTES`` are refused with 413, whether announced by Content-Length or streamed.
 - A POST, PUT, PATCH or DELETE must carry an ``Origin`` of this very host (a browser always sends one; its absence
-  is a forged or scripted request), and an API call with a body must say it is JSON: a form or ``text/plain`` post
-  from another site, which a browser sends without asking, never reaches a route.
+  is a forged or scripted request), and an API call with a body (announced or chunked) must say it is JSON: a form
+  or ``text/plain`` post from another site, which a browser sends without asking, never reaches a route.
+- A repeated Origin, Host, Content-Length or Content-Type is refused; with ``[web] allowed_hosts``, so is a Host
+  header not among them.
 """
 
 from __future__ import annotations
@@ -41,9 +43,13 @@ class _TooLarge(StudTableError):
 
 
 class RequestGuard:
-    def __init__(self, app: ASGIApp, max_body_bytes: int = MAX_BODY_BYTES) -> None:
+    def __init__(self, app: ASGIApp, max_body_bytes: int = MAX_BODY_BYTES, allowed_hosts: tuple[str, ...] = ()
+                 ) -> None:
+        """``allowed_hosts``: the Host headers (name:port as the browser sends it) this server answers; any when
+        empty. Naming them defeats DNS rebinding: another site's name pointed at this server's address."""
         self.app = app
         self.max_body_bytes = max_body_bytes
+        self.allowed_hosts = frozenset(allowed_hosts)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -55,8 +61,14 @@ class RequestGuard:
                 message["headers"] = [*message.get("headers", []), *SECURITY_HEADERS]
             await send(message)
 
-        headers = {key.decode("latin-1").lower(): value.decode("latin-1") for key, value in scope["headers"]}
-        refusal = self._refusal(scope, headers)
+        headers: dict[str, str] = {}
+        repeated: set[str] = set()
+        for raw_key, raw_value in scope["headers"]:
+            key = raw_key.decode("latin-1").lower()
+            if key in headers:
+                repeated.add(key)
+            headers[key] = raw_value.decode("latin-1")
+        refusal = self._refusal(scope, headers, repeated)
         if refusal is not None:
             await _answer(scope, send_with_headers, *refusal)
             return
@@ -81,23 +93,34 @@ class RequestGuard:
             await self.app(scope, counted_receive, tracked_send)
         except _TooLarge:
             if not started:
-                await _answer(scope, send_with_headers, 413, f"request body over {self.max_body_bytes} bytes")
+                await _answer(scope, send_with_headers, 413, self._too_large)
 
-    def _refusal(self, scope: Scope, headers: dict[str, str]) -> tuple[int, str] | None:
+    @property
+    def _too_large(self) -> str:
+        return f"request body over {self.max_body_bytes} bytes"
+
+    def _refusal(self, scope: Scope, headers: dict[str, str], repeated: set[str]) -> tuple[int, str] | None:
+        # the route reads the first of a repeated header and this check the last: neither may be chosen by a client
+        if repeated & {"origin", "content-length", "content-type", "host"}:
+            return 400, f"repeated header: {', '.join(sorted(repeated))}"
         length = headers.get("content-length", "0")
-        if not length.isdigit():
+        if not (length.isascii() and length.isdigit()):
             return 400, "Content-Length is not a number"
         if int(length) > self.max_body_bytes:
-            return 413, f"request body over {self.max_body_bytes} bytes"
+            return 413, self._too_large
+        host = headers.get("host", "")
+        if self.allowed_hosts and host not in self.allowed_hosts:
+            return 400, f"this server answers for {', '.join(sorted(self.allowed_hosts))}, not {host!r}"
         if scope["method"] not in CHANGING_METHODS:
             return None
         origin = headers.get("origin")
         if not origin:
             return 403, "cross-site request refused: no Origin header"
-        if urlparse(origin).netloc != headers.get("host"):
+        if urlparse(origin).netloc != host:
             return 403, "cross-site request refused: Origin is another site"
+        has_body = int(length) > 0 or "transfer-encoding" in headers  # a chunked body announces no length
         content_type = headers.get("content-type", "").split(";")[0].strip().lower()
-        if scope["path"].startswith("/api/") and int(length) > 0 and content_type != "application/json":
+        if scope["path"].startswith("/api/") and has_body and content_type != "application/json":
             return 415, "the API takes JSON bodies only (Content-Type: application/json)"
         return None
 

@@ -1,7 +1,8 @@
 """The review's own database: users, sessions, flag acknowledgements, the audit log and the failed logins.
 
-Acknowledgements and the audit log are append-only (triggers refuse UPDATE and DELETE, as in the
-event store): who did what and when is kept for good. Passwords are hashed with Argon2id.
+Acknowledgements and the audit log are append-only (triggers refuse UPDATE, DELETE and a REPLACE of a row, as in
+the event store; a grouped audit row's count only steps up by one): who did what and when is kept for good.
+Passwords are hashed with Argon2id.
 """
 
 from __future__ import annotations
@@ -52,6 +53,9 @@ CREATE TRIGGER IF NOT EXISTS acknowledgements_no_update BEFORE UPDATE ON acknowl
 BEGIN SELECT RAISE(ABORT, 'acknowledgements are append-only'); END;
 CREATE TRIGGER IF NOT EXISTS acknowledgements_no_delete BEFORE DELETE ON acknowledgements
 BEGIN SELECT RAISE(ABORT, 'acknowledgements are append-only'); END;
+CREATE TRIGGER IF NOT EXISTS acknowledgements_no_replace BEFORE INSERT ON acknowledgements
+WHEN NEW.id IS NOT NULL AND EXISTS (SELECT 1 FROM acknowledgements WHERE id = NEW.id)
+BEGIN SELECT RAISE(ABORT, 'acknowledgements are append-only'); END;
 CREATE TABLE IF NOT EXISTS audit (
     id INTEGER PRIMARY KEY,
     at REAL NOT NULL,
@@ -69,16 +73,21 @@ CREATE TABLE IF NOT EXISTS login_failures (
     last_at REAL NOT NULL,
     PRIMARY KEY (scope, username, source)
 );
+CREATE INDEX IF NOT EXISTS login_failures_by_time ON login_failures (last_at);
 """
 
 #: A row of the audit log never changes, but for the count of a grouped row (failed logins from one source in one
-#: minute), which only grows. Made after the columns it names, which an older file gets by ALTER TABLE.
+#: minute), which only steps up by one. Made after the columns it names, which an older file gets by ALTER TABLE.
 AUDIT_ONLY_COUNTS_GROW = """
 DROP TRIGGER IF EXISTS audit_no_update;
-CREATE TRIGGER IF NOT EXISTS audit_only_counts_grow BEFORE UPDATE ON audit
+DROP TRIGGER IF EXISTS audit_only_counts_grow;
+CREATE TRIGGER audit_only_counts_grow BEFORE UPDATE ON audit
 WHEN OLD.grouping IS NULL OR NEW.grouping IS NOT OLD.grouping OR NEW.id IS NOT OLD.id OR NEW.at IS NOT OLD.at
     OR NEW.username IS NOT OLD.username OR NEW.action IS NOT OLD.action OR NEW.detail IS NOT OLD.detail
-    OR NEW.count < OLD.count
+    OR NEW.count IS NOT OLD.count + 1
+BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS audit_no_replace BEFORE INSERT ON audit
+WHEN NEW.id IS NOT NULL AND EXISTS (SELECT 1 FROM audit WHERE id = NEW.id)
 BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
 CREATE INDEX IF NOT EXISTS audit_by_grouping ON audit (grouping) WHERE grouping IS NOT NULL;
 """
@@ -113,9 +122,9 @@ class ReviewDB:
         if "disabled_at" not in {row[1] for row in self._db.execute("PRAGMA table_info(users)")}:
             self._db.execute("ALTER TABLE users ADD COLUMN disabled_at REAL")  # a file from before user management
         audit_columns = {row[1] for row in self._db.execute("PRAGMA table_info(audit)")}
-        if "count" not in audit_columns:  # a file from before grouped rows
-            self._db.execute("ALTER TABLE audit ADD COLUMN count INTEGER NOT NULL DEFAULT 1")
-            self._db.execute("ALTER TABLE audit ADD COLUMN grouping TEXT")
+        for column, declared in (("count", "INTEGER NOT NULL DEFAULT 1"), ("grouping", "TEXT")):
+            if column not in audit_columns:  # a file from before grouped rows
+                self._db.execute(f"ALTER TABLE audit ADD COLUMN {column} {declared}")
         self._db.executescript(AUDIT_ONLY_COUNTS_GROW)
         self._lock = threading.Lock()
         self._hasher = hasher or PasswordHasher()  # Argon2id, RFC 9106's low-memory parameters
