@@ -253,12 +253,14 @@ def test_weak_card_detections_are_ignored_but_a_zones_chips_count_whole():
 
 def test_a_count_read_unsure_then_sure_is_reported_again_sure_and_a_steady_one_once():
     feed = Feed()
-    two = [Observation(3, "ante", "chip", 500, 500, 600, 0.4)] * 2
+    vouched = TrackerConfig().sure_certainty
+    two = [Observation(3, "ante", "chip", 500, 500, 600, vouched - 0.1)] * 2
     assert feed.frames(10, two) == [ChipsChanged(3, "ante", 1000, sure=False)]
-    assert feed.frames(10, [replace(o, confidence=0.5) for o in two]) == [ChipsChanged(3, "ante", 1000, sure=True)]
-    assert feed.frames(10, [replace(o, confidence=0.9) for o in two]) == []
+    sure = [replace(o, confidence=vouched) for o in two]
+    assert feed.frames(10, sure) == [ChipsChanged(3, "ante", 1000, sure=True)]
+    assert feed.frames(10, [replace(o, confidence=0.99) for o in two]) == []
     # a brief doubt, shorter than the steady period, is never reported
-    assert feed.frames(2, two) == [] and feed.frames(10, [replace(o, confidence=0.9) for o in two]) == []
+    assert feed.frames(2, two) == [] and feed.frames(10, sure) == []
 
 
 def test_rules_card_spelling():

@@ -50,18 +50,21 @@ MODEL_PATH = MODELS / "chip_counter.pt"
 TALL_SHARE = 0.25
 
 
-def render_zones(seed: int, scenes: int, max_height: int = 5, stacked_share: float = 0.0
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def render_zones(seed: int, scenes: int, max_height: int = 5, stacked_share: float = 0.0,
+                 max_stack: int | None = None, stack_crops: bool = False
+                 ) -> tuple[np.ndarray, ...]:
     """``scenes`` scenes drawn by a renderer of ``seed``: every bet zone's crop (N x CROP_PX x CROP_PX x 3 RGB), its
     chips counted per denomination (N x len(DENOMINATIONS)) and whether they are a casino stack (N). Piles are 1 to
     5 chips high, and with ``max_height`` above 5, ``TALL_SHARE`` of them 6 to ``max_height`` (the counter learns
-    them as "too many to count"). ``stacked_share`` of the zones hold a casino stack instead: 1 to ``max_height``
-    chips of one denomination or two, the largest at the bottom (as ``make_stack`` builds it)."""
+    them as "too many to count"). ``stacked_share`` of the zones hold a casino stack instead: 1 to ``max_stack``
+    (``max_height`` when not given) chips of one denomination or two, the largest at the bottom (as ``make_stack``
+    builds it). With ``stack_crops``, each zone's stack reader crop (``vision.stack_reader``) comes fourth."""
     from controller.rules.cards import full_deck
     from controller.sim.render import Renderer, TableCamera
     from controller.sim.scene import CardOnFelt, SceneState
     from training.synth import TRAIN_DECKS
     from vision.calibrate import calibrate
+    from vision.stack_reader import stack_crop, stack_zone_to_table
 
     layout = load_layout(DEFAULT_LAYOUT)
     camera = TableCamera(width=1920, height=1080, felt_mm=(layout.width, layout.height))
@@ -70,7 +73,7 @@ def render_zones(seed: int, scenes: int, max_height: int = 5, stacked_share: flo
     cards = [str(card) for card in full_deck()]
     table_to_image = None
     stacking = np.random.default_rng([seed, 7])  # drawn apart: without stacks, the data is as it was
-    crops, counts, stacked = [], [], []
+    crops, counts, stacked, stack_views = [], [], [], []
     for _ in range(scenes):
         scene, truth = SceneState(), {}
         for seat in layout.seats():
@@ -83,7 +86,7 @@ def render_zones(seed: int, scenes: int, max_height: int = 5, stacked_share: flo
                 stack = bool(stacking.random() < stacked_share)
                 if stack:  # 1 to max_height chips in all, of one denomination or two
                     count[:] = 0
-                    height = int(stacking.integers(1, max_height + 1))
+                    height = int(stacking.integers(1, (max_stack or max_height) + 1))
                     kinds = stacking.choice(len(DENOMINATIONS), 1 if height == 1 else int(stacking.choice([1, 2])),
                                             replace=False)
                     lower = int(stacking.integers(1, height)) if len(kinds) == 2 else height
@@ -99,10 +102,14 @@ def render_zones(seed: int, scenes: int, max_height: int = 5, stacked_share: flo
         if table_to_image is None:  # one camera for all the scenes: calibrated once, from its markers
             table_to_image = calibrate(frame, layout).table_to_image
         for (seat, area), (count, stack) in truth.items():
-            crops.append(zone_crop(frame, table_to_image @ zone_to_table(layout, layout.zone(seat, area))))
+            zone = layout.zone(seat, area)
+            crops.append(zone_crop(frame, table_to_image @ zone_to_table(layout, zone)))
             counts.append(count)
             stacked.append(stack)
-    return np.array(crops, np.uint8), np.array(counts, np.int64), np.array(stacked, bool)
+            if stack_crops:
+                stack_views.append(stack_crop(frame, table_to_image @ stack_zone_to_table(zone)))
+    zones = (np.array(crops, np.uint8), np.array(counts, np.int64), np.array(stacked, bool))
+    return (*zones, np.array(stack_views, np.uint8)) if stack_crops else zones
 
 
 def make_data(out: Path, seeds: list[int], scenes: int, max_height: int = 5, stacked_share: float = 0.0) -> Path:
@@ -134,13 +141,13 @@ def build_net():
     return ChipNet()
 
 
-def _tensor(crops: np.ndarray):
+def to_tensor(crops: np.ndarray):
     import torch
 
     return torch.from_numpy(np.ascontiguousarray(crops)).permute(0, 3, 1, 2).float().div(255)
 
 
-def _augment(rng: np.random.Generator, crops: np.ndarray) -> np.ndarray:
+def augment(rng: np.random.Generator, crops: np.ndarray) -> np.ndarray:
     """Light and exposure, sensor noise, and the crop a few pixels off (a calibration a millimetre or two out)."""
     x = crops.astype(np.float32)
     n = len(x)
@@ -154,7 +161,7 @@ def predicted_counts(net, crops: np.ndarray) -> np.ndarray:
 
     net.eval()
     with torch.no_grad():
-        out = [net(_tensor(crops[k:k + 512])).argmax(2).numpy() for k in range(0, len(crops), 512)]
+        out = [net(to_tensor(crops[k:k + 512])).argmax(2).numpy() for k in range(0, len(crops), 512)]
     return np.concatenate(out) if out else np.zeros((0, len(DENOMINATIONS)), np.int64)
 
 
@@ -186,7 +193,7 @@ def train(data: Path, held_out: Path, epochs: int, seed: int, out: Path, threads
         total = 0.0
         for k in range(0, len(x), 64):
             batch = order[k:k + 64]
-            logits = net(_tensor(_augment(rng, x[batch])))
+            logits = net(to_tensor(augment(rng, x[batch])))
             loss = torch.nn.functional.cross_entropy(logits.reshape(-1, MAX_COUNT),
                                                      torch.from_numpy(y[batch]).reshape(-1))
             opt.zero_grad()
@@ -219,7 +226,7 @@ def held_out_report(weights: Path, held_out: Path, sure_certainty: float) -> dic
     y = np.minimum(true, MAX_COUNT - 1)
     net.eval()
     with torch.no_grad():
-        probabilities = np.concatenate([torch.softmax(net(_tensor(x[k:k + 512])), 2).numpy()
+        probabilities = np.concatenate([torch.softmax(net(to_tensor(x[k:k + 512])), 2).numpy()
                                         for k in range(0, len(x), 512)])
     p = probabilities.argmax(2)
     certainty = reading_certainty(probabilities)  # as the table's counter vouches

@@ -85,15 +85,20 @@ class ChipCounter:
     def count(self, crops_rgb: np.ndarray) -> list[tuple[dict[int, int], float]]:
         """For each crop: the chips counted per denomination (cents -> count, counts of zero left out) and the
         model's certainty of that whole reading (``reading_certainty``)."""
-        probabilities = self.probabilities(crops_rgb)
-        return [({cents: int(n) for cents, n in zip(DENOMINATIONS, counts, strict=True) if n}, float(certainty))
-                for counts, certainty in zip(probabilities.argmax(2), reading_certainty(probabilities), strict=True)]
+        return readings(self.probabilities(crops_rgb))
+
+
+def readings(probabilities: np.ndarray) -> list[tuple[dict[int, int], float]]:
+    """For (N, denominations, counts) probabilities: each likeliest reading as cents -> count (counts of zero left
+    out), with its certainty (``reading_certainty``)."""
+    return [({cents: int(n) for cents, n in zip(DENOMINATIONS, counts, strict=True) if n}, float(certainty))
+            for counts, certainty in zip(probabilities.argmax(2), reading_certainty(probabilities), strict=True)]
 
 
 def reading_certainty(probabilities: np.ndarray) -> np.ndarray:
-    """(N,) for (N, denominations, MAX_COUNT) probabilities: the certainty of each likeliest reading, the product of
-    each denomination's probability of its count; 0 when a denomination has too many chips to count (its count then
-    a lower bound)."""
+    """(N,) for (N, denominations, counts) probabilities: the certainty of each likeliest reading, the product of
+    each denomination's probability of its count; 0 when a denomination has too many chips to count (the top
+    count, then a lower bound)."""
     counts = probabilities.argmax(2)
     certainty = np.take_along_axis(probabilities, counts[..., None], 2)[..., 0].prod(1)
-    return np.where((counts == MAX_COUNT - 1).any(1), 0.0, certainty)
+    return np.where((counts == probabilities.shape[2] - 1).any(1), 0.0, certainty)

@@ -27,10 +27,12 @@ import numpy as np
 
 from controller.felt.layout import BET_AREAS, DEALER, Layout, Zone, axes, crop_to_table
 from vision.chip_counter import ONNX_PATH as CHIP_COUNTER_PATH
-from vision.chip_counter import ChipCounter, crop_outline, zone_crop, zone_to_table
+from vision.chip_counter import ChipCounter, crop_outline, readings, zone_crop, zone_to_table
 from vision.index_reader import INDEX_CLASSES, IndexReader, index_crop
 from vision.index_reader import ONNX_PATH as INDEX_PATH
 from vision.onnx_detector import ONNX_PATH, OnnxDetector
+from vision.stack_reader import ONNX_PATH as STACK_READER_PATH
+from vision.stack_reader import StackReader, merge_readings, stack_crop, stack_zone_to_table
 
 #: Side of a seat's region (mm): its card zone and its four bet zones.
 SEAT_REGION_MM = 360.0
@@ -173,17 +175,19 @@ class TableReader:
 
     def __init__(self, layout: Layout, table_to_image: np.ndarray, detector: OnnxDetector | None = None,
                  index_model: Path = INDEX_PATH, detector_path: Path = ONNX_PATH,
-                 chip_model: Path = CHIP_COUNTER_PATH,
+                 chip_model: Path = CHIP_COUNTER_PATH, stack_model: Path | None = STACK_READER_PATH,
                  occlusion_share: float = 0.12, change_threshold: int = CHANGE_THRESHOLD,
                  refresh_frames: int = REFRESH_FRAMES) -> None:
         """``change_threshold``: a region whose crop differs from the one last read by no more than this (grey
-        levels, in any thumbnail pixel and channel) keeps its last reading; -1 reads every region at every frame."""
+        levels, in any thumbnail pixel and channel) keeps its last reading; -1 reads every region at every frame.
+        ``stack_model``: None reads the bet zones with the chip counter alone (spread piles only)."""
         self.layout = layout
         self.table_to_image = np.asarray(table_to_image, dtype=np.float64)
         self.detector = detector or OnnxDetector(detector_path)
         self.size = self.detector.imgsz
         self.index_reader = IndexReader(index_model)
         self.chip_counter = ChipCounter(chip_model)
+        self.stack_reader = StackReader(stack_model) if stack_model is not None else None
         self.occlusion_share = occlusion_share
         self.change_threshold = change_threshold
         self.refresh_frames = refresh_frames
@@ -200,6 +204,7 @@ class TableReader:
         self._zone_to_image = {zone: self.table_to_image @ zone_to_table(layout, zone) for zone in layout.zones
                                if zone.area in BET_AREAS}
         self._zone_outlines = {zone: crop_outline(m) for zone, m in self._zone_to_image.items()}
+        self._stack_to_image = {zone: self.table_to_image @ stack_zone_to_table(zone) for zone in self._zone_to_image}
 
     def _masks(self, region: Region) -> list[tuple[Zone, np.ndarray]]:
         """Each zone of the region's seat as a boolean mask over the crop."""
@@ -325,6 +330,18 @@ class TableReader:
         self.stats.zones_counted += len(changed)
         self.stats.zones_kept += len(zones) - len(changed)
         if changed:
-            counted = self.chip_counter.count(np.stack([crop for _zone, crop, _thumbnail in changed]))
+            counted = self._read_zones(frame_bgr, [zone for zone, _crop, _thumbnail in changed],
+                                       np.stack([crop for _zone, crop, _thumbnail in changed]))
             for (zone, _crop, thumbnail), (counts, certainty) in zip(changed, counted, strict=True):
                 self._zone_counts[zone] = _ZoneCount(thumbnail, counts, certainty)
+
+    def _read_zones(self, frame_bgr: np.ndarray, zones: list[Zone], counter_crops: np.ndarray
+                    ) -> list[tuple[dict[int, int], float]]:
+        """Each zone's chips per denomination and the reading's certainty: the chip counter's, merged with the stack
+        reader's where there is one (``vision.stack_reader.merge_readings``)."""
+        counter = self.chip_counter.probabilities(counter_crops)
+        if self.stack_reader is None:
+            return readings(counter)
+        stacked, stack_counts = self.stack_reader.probabilities(
+            np.stack([stack_crop(frame_bgr, self._stack_to_image[zone]) for zone in zones]))
+        return merge_readings(counter, stacked, stack_counts)

@@ -103,9 +103,11 @@ class TrackerConfig:
     forget_ms: int = 500  # a card not yet counted and unseen (zone visible) this long is forgotten
     match_mm: float = 20.0  # a detection this close to a card's last position is that card
     min_confidence: float = 0.3  # weaker card detections are ignored
-    #: a zone's chips counted with less certainty than this (the counter's own; 0 for too many chips to count) are
-    #: reported unsure, for the dealer to confirm: below one half, the count is likelier wrong than right
-    sure_certainty: float = 0.5
+    #: a zone's chips read with less certainty than this (the chip counter's and the stack reader's, merged; 0 for
+    #: too many chips to count) are reported unsure, for the dealer to confirm. The stack reader's counts are sure
+    #: of themselves more often than right: at 0.5 it read 87 of 511 held-out stacks wrong and sure, at 0.9 two,
+    #: for 5 of 609 spread zones more sent to the dealer (models/EXPERIMENTS.md, 2026-12-05)
+    sure_certainty: float = 0.9
     #: a card's identity is vouched for once at least this share of the frames that read its face agree on it (one
     #: misread in four frames passes; two do not)...
     sure_agreement: float = 0.75

@@ -1,0 +1,132 @@
+"""The stack reader: how its reading and the chip counter's are merged (the likelier kind's reading, its certainty
+times that kind's probability); its ONNX export reads what the torch checkpoint reads; and through the table reader,
+casino stacks on the virtual table are read right, or sent to the dealer, never read wrong with certainty.
+
+The frames come from the virtual table's renderer with its own deck and a renderer seed the models never trained on
+(they trained on seeds 1-5 with other decks)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from controller.felt.layout import BET_AREAS, load_layout
+from controller.sim.render import Renderer, TableCamera
+from controller.sim.scene import SceneState
+from vision.calibrate import calibrate
+from vision.chip_counter import DENOMINATIONS, MAX_COUNT
+from vision.stack_reader import STACK_MAX_COUNT, StackReader, merge_readings, stack_crop, stack_zone_to_table
+from vision.table_reader import TableReader, zone_values
+from vision.tracker import TrackerConfig
+
+
+def one_hot(counts: list[int], classes: int, sure: float = 1.0) -> np.ndarray:
+    """Probabilities for one zone: each denomination's count with probability ``sure``, the rest on zero chips (or
+    on one chip, for a count of zero)."""
+    p = np.zeros((len(DENOMINATIONS), classes), np.float32)
+    for k, n in enumerate(counts):
+        p[k, n] = sure
+        p[k, 1 if n == 0 else 0] += 1 - sure
+    return p
+
+
+def test_the_reading_of_the_likelier_kind_is_given_with_that_kinds_probability() -> None:
+    spread = [2, 0, 0, 0, 0]  # the counter: two 1 € chips side by side
+    stack = [0, 0, 4, 0, 0]  # the stack reader: four chips of the third denomination on one another
+    counter = np.stack([one_hot(spread, MAX_COUNT)] * 3)
+    stacks = np.stack([one_hot(stack, STACK_MAX_COUNT)] * 3)
+    (reading_a, certainty_a), (reading_b, certainty_b), (reading_c, certainty_c) = merge_readings(
+        counter, np.array([0.02, 0.97, 0.6], np.float32), stacks)
+    assert reading_a == {DENOMINATIONS[0]: 2} and certainty_a == pytest.approx(0.98)
+    assert reading_b == {DENOMINATIONS[2]: 4} and certainty_b == pytest.approx(0.97)
+    # a zone the stack reader is unsure of is unsure, whichever reading it gives: the dealer is asked
+    assert reading_c == {DENOMINATIONS[2]: 4} and certainty_c < TrackerConfig().sure_certainty
+
+
+def test_a_stack_too_tall_to_count_is_a_lower_bound_as_the_counters_top_count_is() -> None:
+    tall = [0, 0, 0, STACK_MAX_COUNT - 1, 0]
+    (reading, certainty), = merge_readings(np.stack([one_hot([1, 0, 0, 0, 0], MAX_COUNT)]), np.array([0.99]),
+                                           np.stack([one_hot(tall, STACK_MAX_COUNT)]))
+    assert reading == {DENOMINATIONS[3]: STACK_MAX_COUNT - 1} and certainty == 0.0  # the tracker's "at least"
+
+
+def test_a_model_of_other_denominations_or_none_is_refused(tmp_path) -> None:
+    import onnx
+
+    from vision.stack_reader import ONNX_PATH
+
+    model = onnx.load(str(ONNX_PATH))
+    for prop in model.metadata_props:
+        if prop.key == "denominations":
+            prop.value = "[100, 500]"
+    other = tmp_path / "other.onnx"
+    onnx.save(model, str(other))
+    with pytest.raises(ValueError, match="denominations"):
+        StackReader(other)
+    with pytest.raises(FileNotFoundError, match="train_stacks export"):
+        StackReader(tmp_path / "none.onnx")
+
+
+#: casino stacks, largest chips at the bottom, over every seat: heights 2 to 10, one denomination or two
+STACKS = {
+    (1, "ante"): (10000,) * 3,
+    (2, "raise"): (2500,) * 2 + (500,) * 4,
+    (3, "ante"): (500,) * 2,
+    (4, "bonus"): (100,) * 10,
+    (5, "ante"): (10000,) * 2 + (2500,) * 3,
+    (6, "raise"): (2500,) * 8,
+    (7, "ante"): (500,) * 4 + (50,) * 3,
+}
+
+
+@pytest.fixture(scope="module")
+def stacked_felt():
+    layout = load_layout()
+    renderer = Renderer(layout, TableCamera(), seed=9)
+    scene = SceneState()
+    for (seat, area), chips in STACKS.items():
+        scene = scene.with_chips(seat, area, chips, stacked=True)
+    scene = scene.with_chips(1, "raise", (500, 500, 100))  # and a spread pile beside them
+    frame = renderer.render(scene, 0)
+    return layout, calibrate(frame, layout), renderer, scene
+
+
+def test_the_onnx_export_reads_what_the_torch_checkpoint_reads(stacked_felt) -> None:
+    from training.train_stacks import MODEL_PATH, load_net, predict
+
+    layout, calibration, renderer, scene = stacked_felt
+    frame = renderer.render(scene, 0)
+    crops = np.stack([stack_crop(frame, calibration.table_to_image @ stack_zone_to_table(layout.zone(seat, area)))
+                      for seat in layout.seats() for area in BET_AREAS])
+    exported = StackReader().probabilities(crops)
+    trained = predict(load_net(MODEL_PATH)[0], crops)
+    for mine, theirs in zip(exported, trained, strict=True):
+        assert mine.shape == theirs.shape and np.abs(mine - theirs).max() < 1e-3  # half weights, float32 both
+
+
+def silent_errors(reader: TableReader, renderer: Renderer, scene: SceneState, bets: dict) -> list[str]:
+    """The zones read wrong with a certainty the tracker vouches for, over three frames (each its own noise)."""
+    sure_from = TrackerConfig().sure_certainty
+    wrong = []
+    for t_ms in (0, 170, 340):
+        reading = reader.read(renderer.render(scene, t_ms)).observations
+        values = zone_values(reading)
+        certainty = {(o.seat, o.area): o.confidence for o in reading if o.kind == "chip"}
+        wrong += [f"{t_ms} ms, {zone}: {sum(chips)} cents, read {values.get(zone, 0)} and sure"
+                  for zone, chips in bets.items()
+                  if certainty.get(zone, 1.0) >= sure_from and values.get(zone, 0) != sum(chips)]
+    return wrong
+
+
+def test_casino_stacks_are_read_right_or_sent_to_the_dealer_never_wrong_and_sure(stacked_felt) -> None:
+    layout, calibration, renderer, scene = stacked_felt
+    bets = {**STACKS, (1, "raise"): (500, 500, 100)}
+    reader = TableReader(layout, calibration.table_to_image, change_threshold=-1)
+    assert silent_errors(reader, renderer, scene, bets) == []
+    spread = [o for o in reader.read(renderer.render(scene, 0)).observations
+              if o.kind == "chip" and (o.seat, o.area) == (1, "raise")]
+    assert sorted(int(o.label) for o in spread) == [100, 500, 500]
+    assert min(o.confidence for o in spread) >= TrackerConfig().sure_certainty  # the spread pile beside: sure
+    # the chip counter alone reads a stack as its top chip, sure of it
+    counter_alone = TableReader(layout, calibration.table_to_image, change_threshold=-1, stack_model=None)
+    assert len(silent_errors(counter_alone, renderer, scene, bets)) >= 3 * 5

@@ -1,0 +1,97 @@
+"""The stack reader: whether a bet zone holds a casino stack (two chips or more, each on the one below), and if so
+how many chips of each denomination it holds.
+
+Seen from the overhead camera a stack shows its top chip and, because the lens is not straight above the bet zones
+(570 to 760 mm off its axis on the virtual table), a crescent of its side: each chip's edge, about 1.1 to 1.5 px
+thick at 1920x1080, the top chip shifted away from the point under the lens by that much per chip. The chip counter
+(``vision.chip_counter``) looks at the whole zone at 0.8 px/mm, where that crescent is a pixel or two: it reads a
+stack as its top chip. This model looks only at the middle of the zone, where a stack is built, at 1.4 px/mm, and
+says whether a stack is there (the counter's reading then does not stand) and what it holds.
+
+Its reading and the counter's are merged by ``merge_readings``; a zone whose stack it cannot read with certainty is
+reported unsure and goes to the dealer (the tracker's ``sure_certainty``).
+
+Trained in torch (``training.train_stacks``) on zones rendered by the virtual table's renderer; run here from its
+ONNX export by ONNX Runtime.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from controller.felt.layout import Zone, crop_to_table
+from vision.chip_counter import DENOMINATIONS, readings
+from vision.common import MODELS
+from vision.onnx_session import onnx_session
+
+#: a count of 0 .. STACK_MAX_COUNT - 1 chips per denomination, the top one meaning "that many or more"
+STACK_MAX_COUNT = 12
+#: the square around the zone's centre the model sees (mm): a chip (39 mm) with up to 12 chips of side beside it
+#: whichever way the lens lies, and a hand's wobble
+STACK_CROP_MM = 80.0
+STACK_CROP_PX = 112
+ONNX_PATH = MODELS / "stack_reader.onnx"
+
+
+def stack_zone_to_table(zone: Zone) -> np.ndarray:
+    """3x3 matrix: pixel (u, v, 1) of the zone's stack crop -> table mm; the crop is square with the felt's axes
+    (the direction of a stack's side is the lens's, not the bet's), centred on the zone's centre."""
+    origin = np.asarray(zone.centre, float) - STACK_CROP_MM / 2
+    return crop_to_table(origin, 0.0, STACK_CROP_MM / STACK_CROP_PX)
+
+
+def stack_crop(frame_bgr: np.ndarray, crop_to_image: np.ndarray) -> np.ndarray:
+    """The crop (``table_to_image @ stack_zone_to_table(zone)``) from the full-resolution frame, RGB."""
+    crop = cv2.warpPerspective(frame_bgr, crop_to_image, (STACK_CROP_PX, STACK_CROP_PX),
+                               flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
+    return np.ascontiguousarray(crop[..., ::-1])
+
+
+class StackReader:
+    """Runs the exported stack reader on RGB stack crops with ONNX Runtime."""
+
+    def __init__(self, path: Path = ONNX_PATH, threads: int = 2) -> None:
+        if not Path(path).exists():
+            raise FileNotFoundError(f"{path}: no exported stack reader (run: python -m training.train_stacks export)")
+        self.session = onnx_session(path, threads)
+        metadata = self.session.get_modelmeta().custom_metadata_map
+        if json.loads(metadata.get("denominations", "[]")) != DENOMINATIONS:
+            raise ValueError(f"{path}: its denominations are not the chip set's {DENOMINATIONS}")
+        takes = self.session.get_inputs()[0].shape[1:]
+        gives = [output.shape[1:] for output in self.session.get_outputs()]
+        if list(takes) != [3, STACK_CROP_PX, STACK_CROP_PX] or [list(g) for g in gives] != [
+                [], [len(DENOMINATIONS), STACK_MAX_COUNT]]:
+            raise ValueError(f"{path}: takes {takes} and gives {gives}; this code crops 3 x {STACK_CROP_PX} x "
+                             f"{STACK_CROP_PX} and reads a stack's probability and {len(DENOMINATIONS)} x "
+                             f"{STACK_MAX_COUNT} counts")
+        self.input = self.session.get_inputs()[0].name
+        self.meta = json.loads(metadata.get("meta", "{}"))
+
+    def probabilities(self, crops_rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(N,) the probability that each crop holds a stack of two chips or more, and (N, len(DENOMINATIONS),
+        STACK_MAX_COUNT) the probability of each count per denomination if it does."""
+        if len(crops_rgb) == 0:
+            return np.zeros(0, np.float32), np.zeros((0, len(DENOMINATIONS), STACK_MAX_COUNT), np.float32)
+        x = np.ascontiguousarray(np.asarray(crops_rgb).transpose(0, 3, 1, 2), np.float32) / 255
+        stacked, counts = self.session.run(None, {self.input: x})
+        return stacked, counts
+
+
+def merge_readings(counter: np.ndarray, stacked: np.ndarray, stack_counts: np.ndarray
+                   ) -> list[tuple[dict[int, int], float]]:
+    """For each zone, its chips per denomination and the certainty of that reading, from the chip counter's
+    probabilities (N, denominations, MAX_COUNT) and the stack reader's (``StackReader.probabilities``).
+
+    The reading of the likelier kind is given: the counter's, with its certainty times the probability that no
+    stack is there, or the stack reader's, with its certainty times the probability that one is. So a zone the
+    stack reader is unsure about is unsure whichever reading is given. A count at either model's top class (too
+    many to count) has certainty 0, as ``reading_certainty`` says."""
+    chosen = []
+    for spread, stack, p in zip(readings(counter), readings(stack_counts), stacked, strict=True):
+        counts, certainty = stack if p >= 0.5 else spread
+        chosen.append((counts, certainty * float(p if p >= 0.5 else 1 - p)))
+    return chosen
