@@ -28,7 +28,8 @@ per coup of the rendered camera.
 
 The corpus: ``deploy/demo-script.toml`` (every fault kind of the script once), ``benchmarks/decision-timeout.toml``
 (a player's decision time running out, waited for real: about 35 s a coup), ``benchmarks/high-stakes.toml`` (piles of
-100 € chips too tall to count, which the dealer confirms) and ``--random`` coups drawn from a seed
+100 € chips too tall to count, which the dealer confirms), ``benchmarks/stacked.toml`` (bets built as casino
+stacks, which the dealer confirms) and ``--random`` coups drawn from a seed
 of its own for each profile (1 to 7 seats, bonus, purchase, jackpot as the profile has them). The time per
 coup is the demo's own (« N coups played in X s »: the stack's start and the models' loading left out). It reports
 what it measures; it is never a timed test.
@@ -56,7 +57,8 @@ from controller.sim.conditions import CONDITIONS  # noqa: E402
 
 #: the scripts of the default corpus: every fault kind of the script once, a decision timer running out, and piles
 #: too tall to count (the dealer confirms them)
-DEFAULT_SCRIPTS = ["deploy/demo-script.toml", "benchmarks/decision-timeout.toml", "benchmarks/high-stakes.toml"]
+DEFAULT_SCRIPTS = ["deploy/demo-script.toml", "benchmarks/decision-timeout.toml", "benchmarks/high-stakes.toml",
+                   "benchmarks/stacked.toml"]
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ import torch
 from training.recipes.common import GitShow, WriteLineage, plan
 from vision.common import MODELS
 
-RECIPES = ["table_detector", "card_index", "card_detector", "card_identifier", "chip_counter"]
+RECIPES = ["table_detector", "card_index", "card_detector", "card_identifier", "chip_counter", "stack_reader"]
 
 
 def _recipe(name: str):
@@ -31,7 +31,7 @@ def test_the_committed_checkpoint_records_the_recipes_lineage(name: str) -> None
     assert [stage["commit"] for stage in recorded][-1] is not None  # the last stage is the committed weights
 
 
-@pytest.mark.parametrize("name", ["card_index", "chip_counter"])
+@pytest.mark.parametrize("name", ["card_index", "chip_counter", "stack_reader"])
 def test_the_onnx_export_carries_the_same_lineage(name: str) -> None:
     import onnx
 
