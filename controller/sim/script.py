@@ -330,9 +330,10 @@ RANDOM_FAULTS = ("exposed_card", "out_of_turn", "wrong_count", "bet_changed_afte
                  "duplicate_card", "player_looks", "cut_card_missing", "serial_noise", *PAYMENT_FAULTS)
 
 
-#: the share of a random script's seats whose chips are casino stacks: none while the chip counter has not
-#: learned to read them (models/EXPERIMENTS.md, 2026-12-04)
-STACKED_SHARE = 0.0
+#: the share of a random script's seats whose chips are casino stacks, as players build their bets: the stack
+#: reader tells them from spread piles but vouches for few of their counts, so most go to the dealer to confirm
+#: (models/EXPERIMENTS.md, 2026-12-05)
+STACKED_SHARE = 0.2
 
 
 def random_script(seed: int, coups: int, profile_name: str = "fr-2007", fault_rate: float = 0.3,
