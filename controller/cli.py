@@ -161,6 +161,7 @@ def cmd_engine(args: argparse.Namespace) -> int:
 
     from .config import load_config
     from .engine import Engine, serve
+    from .signing import key_path, load_or_create_key
     from .store import EventStore
 
     _setup_logging()
@@ -171,7 +172,8 @@ def cmd_engine(args: argparse.Namespace) -> int:
     store = EventStore(config.store_path, config.evidence_dir)
     try:
         engine = Engine(config.rules, store, context, config.bus_subscribe, config.bus_publish,
-                        config.bus_snapshot, jackpot_meter=config.jackpot_meter_cents)
+                        config.bus_snapshot, jackpot_meter=config.jackpot_meter_cents,
+                        signing=(config.table_id, load_or_create_key(key_path(config.store_path))))
         serve(engine)  # until SIGINT or SIGTERM, even one that came while the store was replayed
     finally:
         store.close()  # after the last batch's commit: serve returns between batches
@@ -278,20 +280,67 @@ def cmd_eval_vision(args: argparse.Namespace) -> int:
 
 
 def cmd_verify_log(args: argparse.Namespace) -> int:
-    from .store import verify_log
+    """Exit 0: intact; 1: a record or a signed head proves the store was tampered with; 2: a file that is not a
+    store, or a head or key that cannot be read."""
+    from .heads import BadHead, check_heads, load_head
+    from .signing import key_path, public_key
+    from .store import NotAStore, verify_log
 
     path = Path(args.file)
-    if not path.exists():
+    if not path.is_file():
         print(f"stud-table: {path}: no such file", file=sys.stderr)
         return 2
-    report = verify_log(path)
-    if report.ok:
-        print(f"{path}: {report.records} records, the chain is intact")
-        return 0
-    print(f"{path}: {report.records} records, {len(report.problems)} problems:")
-    for problem in report.problems:
-        print(f"  {problem}")
-    return 1
+    public = Path(args.key) if args.key else key_path(path).with_suffix(".pub")
+    try:
+        report = verify_log(path)
+        kept = load_head(args.head) if args.head else None
+        key = public_key(public) if args.key or public.exists() else None
+    except (NotAStore, BadHead) as error:
+        print(f"stud-table: {error}", file=sys.stderr)
+        return 2
+    except ValueError as error:
+        print(f"stud-table: {public}: not the table's public key ({error})", file=sys.stderr)
+        return 2
+    if key is None and kept is not None:
+        print(f"stud-table: no public key to check the head with at {public}: give --key", file=sys.stderr)
+        return 2
+    findings = check_heads(path, key, kept) if key is not None else None
+    problems = report.problems + (findings.problems if findings else [])
+    if problems:
+        print(f"{path}: {report.records} records, {len(problems)} problems:")
+        for problem in problems:
+            print(f"  {problem}")
+    else:
+        print(f"{path}: {report.records} records, the chain is intact" + (", and its signed heads" if findings else ""))
+    notes = findings.notes if findings else [f"no public key at {public}: the signed heads were not checked"]
+    for note in notes:
+        print(f"  note: {note}")
+    return 1 if problems else 0
+
+
+def cmd_export_head(args: argparse.Namespace) -> int:
+    """The store's latest signed head, as JSON, to keep elsewhere (``verify-log --head``)."""
+    import json
+
+    from .heads import latest_head
+    from .store import NotAStore
+
+    try:
+        document = latest_head(args.file)
+    except NotAStore as error:
+        print(f"stud-table: {error}", file=sys.stderr)
+        return 2
+    if document is None:
+        print(f"stud-table: {args.file}: no coup has ended yet: nothing is signed", file=sys.stderr)
+        return 1
+    text = json.dumps(document, indent=2, sort_keys=True) + "\n"
+    if args.out:
+        Path(args.out).write_text(text)
+        head = document["head"]
+        print(f"head of coup {head['coup']} (records 1..{head['event']}) written to {args.out}")
+    else:
+        sys.stdout.write(text)
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -402,9 +451,17 @@ def build_parser() -> argparse.ArgumentParser:
     calibrate.add_argument("--drawn", help="PNG of the frame with the zones drawn (default: beside --out)")
     calibrate.set_defaults(func=cmd_calibrate)
 
-    verify = commands.add_parser("verify-log", help="check the event store's hash chain; name any broken record")
+    verify = commands.add_parser("verify-log", help="check the event store's hash chain and its signed heads; name "
+                                                    "any broken record")
     verify.add_argument("file")
+    verify.add_argument("--head", help="a head kept elsewhere (stud-table export-head): proves the store was not cut, "
+                                       "rewritten or added to since")
+    verify.add_argument("--key", help="the table's public key (PEM; default: table-signing.pub beside the store)")
     verify.set_defaults(func=cmd_verify_log)
+    export_head = commands.add_parser("export-head", help="the event store's latest signed head, to keep elsewhere")
+    export_head.add_argument("file")
+    export_head.add_argument("-o", "--out", help="write it here (default: standard output)")
+    export_head.set_defaults(func=cmd_export_head)
 
     demo = commands.add_parser("demo", help="the table stack on a virtual table: plays coups until stopped")
     demo.add_argument("--coups", type=int, help="play this many coups, then stop (default: until Ctrl-C)")

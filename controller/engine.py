@@ -19,6 +19,7 @@ from typing import Any
 
 import msgspec
 import zmq
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from .bus import BindError
 from .bus.schema import (
@@ -32,8 +33,9 @@ from .bus.schema import (
     TableState,
 )
 from .bus.transport import Publisher, Subscriber
+from .heads import sign_head
 from .referee import Outcome, Referee
-from .rules.operations import Settle
+from .rules.operations import EndCoup, Settle
 from .rules.profile import TableRules
 from .rules.summary import settlement_data
 from .store import EventStore, NewEvent
@@ -52,7 +54,10 @@ class Engine:
     """The engine process: subscriber → store → referee → publisher, plus the snapshot server."""
 
     def __init__(self, rules: TableRules, store: EventStore, context: zmq.Context, subscribe_endpoint: str,
-                 publish_endpoint: str, snapshot_endpoint: str, name: str = "engine", jackpot_meter: int = 0) -> None:
+                 publish_endpoint: str, snapshot_endpoint: str, name: str = "engine", jackpot_meter: int = 0,
+                 signing: tuple[str, Ed25519PrivateKey] | None = None) -> None:
+        """``signing``: (the table's id, its key): each coup's end is signed as a head of the log
+        (``controller.heads``); None signs nothing."""
         # The meter is set before the replay: the recorded coups settle again exactly as they did.
         self.referee = Referee(rules, jackpot_meter)
         self.store = store
@@ -68,6 +73,7 @@ class Engine:
             self.snapshots.close()
             raise BindError(snapshot_endpoint, "bus.snapshot", zmq.strerror(error.errno)) from error
         self._stop = threading.Event()
+        self._signing = signing
         self._coup_first_event: dict[int, int] = {}
         #: the last recorded event the table has acted on
         self.acted_id = 0
@@ -152,6 +158,8 @@ class Engine:
             settled = settlement_data(table.settlement, table.rules.profile.language)
             self.store.record_coup(coup, self._coup_first_event.get(coup, event_id), event_id, table.coup.void,
                                    json.dumps(settled, ensure_ascii=False))
+        if isinstance(outcome.operation, EndCoup) and outcome.refused is None and self._signing is not None:
+            sign_head(self.store, self._signing[0], coup, event_id, self._signing[1])  # its flags recorded above
         if outcome.refused:
             log.warning("engine: event %d (%s) refused: %s", event_id, type(envelope.body).__name__,
                         outcome.refused)

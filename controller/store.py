@@ -7,7 +7,11 @@ cannot lose it. Triggers refuse UPDATE and DELETE on the log; ``verify`` finds
 any record altered, inserted or deleted behind SQLite's back and says which.
 
 Flags, coups and evidence are indexes for the review, derived from the log by
-the engine: they can be rebuilt by replaying it.
+the engine: they can be rebuilt by replaying it. At each coup's end the engine
+signs a head (``controller.heads``): the chain's hash at that record and a
+digest of the flags and settlements up to it, so that a copy of the head kept
+elsewhere proves the log and what the review shows were not cut, rewritten or
+changed since.
 """
 
 from __future__ import annotations
@@ -18,7 +22,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from .errors import StudTableError
 from .files import write_atomically
+from .signing import canonical
 
 GENESIS = "0" * 64
 
@@ -66,6 +72,16 @@ CREATE TRIGGER IF NOT EXISTS coups_no_update BEFORE UPDATE ON coups
 BEGIN SELECT RAISE(ABORT, 'settled coups are append-only'); END;
 CREATE TRIGGER IF NOT EXISTS coups_no_delete BEFORE DELETE ON coups
 BEGIN SELECT RAISE(ABORT, 'settled coups are append-only'); END;
+CREATE TABLE IF NOT EXISTS heads (
+    last_event INTEGER PRIMARY KEY REFERENCES events(id),
+    coup INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    signature TEXT NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS heads_no_update BEFORE UPDATE ON heads
+BEGIN SELECT RAISE(ABORT, 'signed heads are append-only'); END;
+CREATE TRIGGER IF NOT EXISTS heads_no_delete BEFORE DELETE ON heads
+BEGIN SELECT RAISE(ABORT, 'signed heads are append-only'); END;
 CREATE TABLE IF NOT EXISTS evidence (
     sha256 TEXT NOT NULL,
     event_id INTEGER REFERENCES events(id),
@@ -188,6 +204,15 @@ class EventStore:
         return self._db.execute("SELECT number, first_event, last_event, void, settlement FROM coups ORDER BY number"
                                 ).fetchall()
 
+    # --- signed heads (controller.heads) ---------------------------------------
+
+    def head_material(self, last_event: int) -> tuple[str, int, str] | None:
+        return head_material(self._db, last_event)
+
+    def record_head(self, last_event: int, coup: int, body: str, signature: str) -> None:
+        # Recorded once per coup's end; a replay signs the same head again and changes nothing.
+        self._db.execute("INSERT OR IGNORE INTO heads VALUES (?, ?, ?, ?)", (last_event, coup, body, signature))
+
     def add_evidence(self, content: bytes, media_type: str, event_id: int | None) -> str:
         """Store a file named by its content's SHA-256 (written, synced, then renamed into place)."""
         digest = hashlib.sha256(content).hexdigest()
@@ -207,6 +232,44 @@ class EventStore:
         self._db.close()
 
 
+class NotAStore(StudTableError, ValueError):
+    """A file that is not an event store (not SQLite, or SQLite without the log)."""
+
+
+def open_read_only(path: str | Path) -> sqlite3.Connection:
+    """The store at ``path`` for reading; ``NotAStore`` when it is not one."""
+    db = sqlite3.connect(f"file:{Path(path)}?mode=ro", uri=True)
+    try:
+        columns = {row[1] for row in db.execute("PRAGMA table_info(events)")}
+    except sqlite3.DatabaseError as error:
+        db.close()
+        raise NotAStore(f"{path} is not an event store: {error}") from None
+    if not {"id", "body", "prev_hash", "hash"} <= columns:
+        db.close()
+        raise NotAStore(f"{path} is not an event store: it has no event log")
+    return db
+
+
+def derived_digest(db: sqlite3.Connection, upto: int) -> str:
+    """SHA-256 of what the review shows beside the log, up to record ``upto``: every flag raised by a record up to
+    it, and every coup settled by then (its settlement, void or not), in order."""
+    digest = hashlib.sha256()
+    for row in db.execute("SELECT event_id, ordinal, coup, kind, severity, seat, detail FROM flags "
+                          "WHERE event_id <= ? ORDER BY event_id, ordinal", (upto,)):
+        digest.update(canonical(["flag", *row]))
+    for row in db.execute("SELECT number, first_event, last_event, void, settlement FROM coups "
+                          "WHERE last_event <= ? ORDER BY number", (upto,)):
+        digest.update(canonical(["coup", *row]))
+    return digest.hexdigest()
+
+
+def head_material(db: sqlite3.Connection, last_event: int) -> tuple[str, int, str] | None:
+    """What a signed head of the log at record ``last_event`` vouches for: the chain's hash there, the record's wall
+    time, and ``derived_digest``; None when the log has no such record."""
+    row = db.execute("SELECT hash, wall_ns FROM events WHERE id = ?", (last_event,)).fetchone()
+    return None if row is None else (row[0], row[1], derived_digest(db, last_event))
+
+
 @dataclass(frozen=True)
 class VerifyReport:
     records: int
@@ -218,8 +281,9 @@ class VerifyReport:
 
 
 def verify_log(path: str | Path) -> VerifyReport:
-    """Walk the chain from the first record; name every record that breaks it."""
-    db = sqlite3.connect(f"file:{Path(path)}?mode=ro", uri=True)
+    """Walk the chain from the first record; name every record that breaks it. ``NotAStore`` when ``path`` is not
+    an event store."""
+    db = open_read_only(path)
     problems: list[str] = []
     expected_id, prev_hash, count = 1, GENESIS, 0
     rows = db.execute("SELECT id, topic, publisher, seq, mono_ns, wall_ns, body, prev_hash, hash FROM events "

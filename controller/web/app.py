@@ -23,6 +23,7 @@ from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
 from controller.config import TableConfig
+from controller.signing import key_path
 
 from . import admin, api, auth, display, review
 from .context import NeedLogin, WebContext, load_templates
@@ -51,7 +52,7 @@ def default_review_db_path(config: TableConfig) -> Path:
 
 
 def default_key_path(config: TableConfig) -> Path:
-    return config.store_path.parent / "table-signing.key"
+    return key_path(config.store_path)
 
 
 async def need_login(request: Request, exc: Exception) -> Response:

@@ -15,9 +15,10 @@ from starlette.responses import FileResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from controller.rules.flags import FlagKind
+from controller.signing import load_or_create_key
 
 from .context import WebContext, form, when
-from .report import load_or_create_key, sign_report
+from .report import sign_report
 from .reviewdb import User
 from .store_view import iso
 
