@@ -282,7 +282,7 @@ def cmd_eval_vision(args: argparse.Namespace) -> int:
 def cmd_verify_log(args: argparse.Namespace) -> int:
     """Exit 0: intact; 1: a record or a signed head proves the store was tampered with; 2: a file that is not a
     store, or a head or key that cannot be read."""
-    from .heads import BadHead, check_heads, load_head
+    from .heads import BadHead, check_heads, load_head, store_has_heads
     from .signing import key_path, public_key
     from .store import NotAStore, verify_log
 
@@ -301,8 +301,9 @@ def cmd_verify_log(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"stud-table: {public}: not the table's public key ({error})", file=sys.stderr)
         return 2
-    if key is None and kept is not None:
-        print(f"stud-table: no public key to check the head with at {public}: give --key", file=sys.stderr)
+    if key is None and (kept is not None or store_has_heads(path)):
+        print(f"stud-table: no public key at {public} to check the signed heads with: give --key (the table's "
+              "table-signing.pub, kept elsewhere)", file=sys.stderr)
         return 2
     findings = check_heads(path, key, kept) if key is not None else None
     problems = report.problems + (findings.problems if findings else [])
@@ -312,8 +313,7 @@ def cmd_verify_log(args: argparse.Namespace) -> int:
             print(f"  {problem}")
     else:
         print(f"{path}: {report.records} records, the chain is intact" + (", and its signed heads" if findings else ""))
-    notes = findings.notes if findings else [f"no public key at {public}: the signed heads were not checked"]
-    for note in notes:
+    for note in findings.notes if findings else []:
         print(f"  note: {note}")
     return 1 if problems else 0
 
@@ -325,6 +325,9 @@ def cmd_export_head(args: argparse.Namespace) -> int:
     from .heads import latest_head
     from .store import NotAStore
 
+    if not Path(args.file).is_file():
+        print(f"stud-table: {args.file}: no such file", file=sys.stderr)
+        return 2
     try:
         document = latest_head(args.file)
     except NotAStore as error:

@@ -33,7 +33,7 @@ from .bus.schema import (
     TableState,
 )
 from .bus.transport import Publisher, Subscriber
-from .heads import sign_head
+from .heads import DerivedDigest, sign_head
 from .referee import Outcome, Referee
 from .rules.operations import EndCoup, Settle
 from .rules.profile import TableRules
@@ -74,6 +74,10 @@ class Engine:
             raise BindError(snapshot_endpoint, "bus.snapshot", zmq.strerror(error.errno)) from error
         self._stop = threading.Event()
         self._signing = signing
+        self._derived = DerivedDigest()  # what the heads vouch for beside the chain: the flags and coups recorded
+        #: the last coup end the replay met, (coup, record, derived digest): signed after the replay if the store
+        #: holds no head for it (the engine stopped between the two)
+        self._replayed_end: tuple[int, int, str] | None = None
         self._coup_first_event: dict[int, int] = {}
         #: the last recorded event the table has acted on
         self.acted_id = 0
@@ -96,6 +100,15 @@ class Engine:
         if count:
             log.info("engine: replayed %d recorded events; coup %d, phase %s", count,
                      self.referee.table.coup.number, self.referee.table.phase.value)
+        # Only the last coup end may lack its head (the engine stopped before writing it): the replay never signs
+        # an earlier one, so it never vouches for a history rewritten, or its heads deleted, behind its back.
+        if self._replayed_end is not None and self._replayed_end[1] > self.store.last_head_event():
+            self._sign_head(*self._replayed_end)
+
+    def _sign_head(self, coup: int, event_id: int, derived: str) -> None:
+        assert self._signing is not None
+        table_id, key = self._signing
+        sign_head(self.store, table_id, coup, event_id, derived, key)
 
     # --- the loop -------------------------------------------------------------
 
@@ -151,15 +164,21 @@ class Engine:
         if outcome.operation is not None and outcome.refused is None:
             self._coup_first_event.setdefault(coup, event_id)
         for ordinal, flag in enumerate(outcome.flags):
-            self.store.record_flag(event_id, ordinal, coup, flag.kind.value, flag.severity.name.lower(), flag.seat,
-                                   flag.detail)
+            row = (event_id, ordinal, coup, flag.kind.value, flag.severity.name.lower(), flag.seat, flag.detail)
+            self.store.record_flag(*row)
+            self._derived.add_flag(*row)
         settled = None
         if isinstance(outcome.operation, Settle) and outcome.refused is None and table.settlement:
             settled = settlement_data(table.settlement, table.rules.profile.language)
-            self.store.record_coup(coup, self._coup_first_event.get(coup, event_id), event_id, table.coup.void,
-                                   json.dumps(settled, ensure_ascii=False))
+            coup_row = (coup, self._coup_first_event.get(coup, event_id), event_id, table.coup.void,
+                        json.dumps(settled, ensure_ascii=False))
+            self.store.record_coup(*coup_row)
+            self._derived.add_coup(*coup_row)
         if isinstance(outcome.operation, EndCoup) and outcome.refused is None and self._signing is not None:
-            sign_head(self.store, self._signing[0], coup, event_id, self._signing[1])  # its flags recorded above
+            if publish:
+                self._sign_head(coup, event_id, self._derived.hexdigest())  # its flags recorded above
+            else:
+                self._replayed_end = (coup, event_id, self._derived.hexdigest())
         if outcome.refused:
             log.warning("engine: event %d (%s) refused: %s", event_id, type(envelope.body).__name__,
                         outcome.refused)

@@ -19,6 +19,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from controller.errors import StudTableError
+from controller.files import write_atomically
 
 KEY_FILE = "table-signing.key"
 
@@ -54,18 +55,20 @@ def load_or_create_key(path: str | Path) -> Ed25519PrivateKey:
             os.fsync(handle.fileno())
         try:
             os.link(partial, path)  # whole or not at all, and never over a key another process made first
-            path.with_suffix(".pub").write_bytes(public_pem(key))
         except FileExistsError:
             pass
         finally:
             partial.unlink()
     try:
-        key = serialization.load_pem_private_key(path.read_bytes(), password=None)
+        loaded = serialization.load_pem_private_key(path.read_bytes(), password=None)
     except (OSError, ValueError) as error:
         raise SigningKeyError(f"{path}: cannot read the table's signing key ({error})") from None
-    if not isinstance(key, Ed25519PrivateKey):
+    if not isinstance(loaded, Ed25519PrivateKey):
         raise SigningKeyError(f"{path} is not an Ed25519 private key")
-    return key
+    public = path.with_suffix(".pub")
+    if not public.exists():  # made with the key, or lost since: what verify-log checks with by default
+        write_atomically(public, public_pem(loaded))
+    return loaded
 
 
 def public_pem(key: Ed25519PrivateKey) -> bytes:

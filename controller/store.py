@@ -24,7 +24,6 @@ from pathlib import Path
 
 from .errors import StudTableError
 from .files import write_atomically
-from .signing import canonical
 
 GENESIS = "0" * 64
 
@@ -89,6 +88,10 @@ CREATE TABLE IF NOT EXISTS evidence (
     media_type TEXT NOT NULL,
     PRIMARY KEY (sha256, event_id)  -- one frame may be the evidence of several flags
 );
+CREATE TRIGGER IF NOT EXISTS evidence_no_update BEFORE UPDATE ON evidence
+BEGIN SELECT RAISE(ABORT, 'evidence is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS evidence_no_delete BEFORE DELETE ON evidence
+BEGIN SELECT RAISE(ABORT, 'evidence is append-only'); END;
 """
 
 
@@ -206,11 +209,14 @@ class EventStore:
 
     # --- signed heads (controller.heads) ---------------------------------------
 
-    def head_material(self, last_event: int) -> tuple[str, int, str] | None:
+    def head_material(self, last_event: int) -> tuple[str, int] | None:
         return head_material(self._db, last_event)
 
+    def last_head_event(self) -> int:
+        """The record the latest signed head covers up to; 0 when none."""
+        return int(self._db.execute("SELECT COALESCE(MAX(last_event), 0) FROM heads").fetchone()[0])
+
     def record_head(self, last_event: int, coup: int, body: str, signature: str) -> None:
-        # Recorded once per coup's end; a replay signs the same head again and changes nothing.
         self._db.execute("INSERT OR IGNORE INTO heads VALUES (?, ?, ?, ?)", (last_event, coup, body, signature))
 
     def add_evidence(self, content: bytes, media_type: str, event_id: int | None) -> str:
@@ -238,7 +244,10 @@ class NotAStore(StudTableError, ValueError):
 
 def open_read_only(path: str | Path) -> sqlite3.Connection:
     """The store at ``path`` for reading; ``NotAStore`` when it is not one."""
-    db = sqlite3.connect(f"file:{Path(path)}?mode=ro", uri=True)
+    try:
+        db = sqlite3.connect(f"file:{Path(path)}?mode=ro", uri=True)
+    except sqlite3.DatabaseError as error:
+        raise NotAStore(f"{path}: cannot open it ({error})") from None
     try:
         columns = {row[1] for row in db.execute("PRAGMA table_info(events)")}
     except sqlite3.DatabaseError as error:
@@ -250,24 +259,10 @@ def open_read_only(path: str | Path) -> sqlite3.Connection:
     return db
 
 
-def derived_digest(db: sqlite3.Connection, upto: int) -> str:
-    """SHA-256 of what the review shows beside the log, up to record ``upto``: every flag raised by a record up to
-    it, and every coup settled by then (its settlement, void or not), in order."""
-    digest = hashlib.sha256()
-    for row in db.execute("SELECT event_id, ordinal, coup, kind, severity, seat, detail FROM flags "
-                          "WHERE event_id <= ? ORDER BY event_id, ordinal", (upto,)):
-        digest.update(canonical(["flag", *row]))
-    for row in db.execute("SELECT number, first_event, last_event, void, settlement FROM coups "
-                          "WHERE last_event <= ? ORDER BY number", (upto,)):
-        digest.update(canonical(["coup", *row]))
-    return digest.hexdigest()
-
-
-def head_material(db: sqlite3.Connection, last_event: int) -> tuple[str, int, str] | None:
-    """What a signed head of the log at record ``last_event`` vouches for: the chain's hash there, the record's wall
-    time, and ``derived_digest``; None when the log has no such record."""
+def head_material(db: sqlite3.Connection, last_event: int) -> tuple[str, int] | None:
+    """The chain's hash at record ``last_event`` and the record's wall time; None when the log has no such record."""
     row = db.execute("SELECT hash, wall_ns FROM events WHERE id = ?", (last_event,)).fetchone()
-    return None if row is None else (row[0], row[1], derived_digest(db, last_event))
+    return None if row is None else (row[0], row[1])
 
 
 @dataclass(frozen=True)

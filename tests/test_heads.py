@@ -11,17 +11,17 @@ import subprocess
 import sys
 from pathlib import Path
 
-import msgspec
 import pytest
 import zmq
-from busutil import endpoints
+from busutil import endpoints, running_engine, send, wait_until
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from tables import rules_for
 from webutil import faulty_coups, table_config
 
+from controller.bus.proxy import Proxy
 from controller.engine import Engine
 from controller.signing import key_path, load_or_create_key, public_pem
-from controller.store import EventStore, NewEvent, record_hash
+from controller.store import EventStore, record_hash
 
 ROOT = Path(__file__).resolve().parent.parent
 COUPS = 3
@@ -29,22 +29,28 @@ COUPS = 3
 
 @pytest.fixture
 def store_path(tmp_path) -> Path:
-    """A store of three coups (a card exposed in the first: a flag) recorded and replayed by an engine that signs
-    its heads with the table's key."""
+    """A store of three coups (a card exposed in the first: a flag) played live through an engine on a real bus,
+    which signs a head at each coup's end with the table's key."""
     config = table_config(tmp_path)
-    rules = config.rules
     envelopes = faulty_coups(config, seed=4, coups=COUPS)
-    path = config.store_path
-    store = EventStore(path)
-    store.append([NewEvent(topic, env.publisher, env.seq, env.mono_ns, env.wall_ns,
-                           msgspec.json.encode(env.body).decode()) for topic, env in envelopes])
     context = zmq.Context()
-    key = load_or_create_key(key_path(path))
-    Engine(rules, store, context, config.bus_subscribe, config.bus_publish, config.bus_snapshot,
-           signing=("table-test", key)).close()
-    store.close()
+    proxy = Proxy(config.bus_publish, config.bus_subscribe)
+    key = load_or_create_key(key_path(config.store_path))
+    with running_engine(context, config.bus_publish, config.bus_subscribe, config.bus_snapshot, config.rules,
+                        config.store_path, signing=("table-test", key)) as (_engine, store, raw):
+        # the engine's subscription may still be joining: resend the first event until it is recorded
+        assert wait_until(lambda: (send(raw, *envelopes[0]), store.last_id >= 1)[1], timeout=10)
+        for topic, envelope in envelopes[1:]:
+            send(raw, topic, envelope)
+        assert wait_until(lambda: store.last_id >= len(envelopes), timeout=30)
+        assert wait_until(lambda: store.last_head_event() > 0 and len(latest_coups(config.store_path)) == COUPS)
+    proxy.close()
     context.destroy(linger=0)
-    return path
+    return config.store_path
+
+
+def latest_coups(path: Path) -> list[int]:
+    return [coup for (coup,) in sqlite3.connect(path).execute("SELECT coup FROM heads ORDER BY coup")]
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
@@ -89,15 +95,32 @@ def test_each_coups_end_is_signed_and_the_intact_store_says_so(store_path, tmp_p
     assert json.loads((tmp_path / "head.json").read_text())["head"]["event"] == heads[-1][1]
 
 
-def test_a_replay_signs_the_very_same_heads(store_path, tmp_path):
-    before = sqlite3.connect(store_path).execute("SELECT * FROM heads ORDER BY last_event").fetchall()
+def replay(store_path: Path, folder: Path) -> None:
+    """The engine started again on the store: it replays it, as after a crash or a power cut."""
     context = zmq.Context()
     store = EventStore(store_path)
-    Engine(rules_for("fr-2007", bonus=True, card_purchase=True), store, context, *endpoints(tmp_path),
+    folder.mkdir(exist_ok=True)
+    publish, subscribe, snapshot = endpoints(folder)
+    Engine(rules_for("fr-2007", bonus=True, card_purchase=True), store, context, subscribe, publish, snapshot,
            signing=("table-test", load_or_create_key(key_path(store_path)))).close()
     store.close()
     context.destroy(linger=0)
-    assert sqlite3.connect(store_path).execute("SELECT * FROM heads ORDER BY last_event").fetchall() == before
+
+
+def test_a_replay_signs_only_the_last_coup_end_the_engine_left_unsigned(store_path, tmp_path):
+    heads = "SELECT * FROM heads ORDER BY last_event"
+    before = sqlite3.connect(store_path).execute(heads).fetchall()
+    replay(store_path, tmp_path / "again")
+    assert sqlite3.connect(store_path).execute(heads).fetchall() == before  # nothing signed twice
+    tamper(store_path, f"DELETE FROM heads WHERE last_event = {before[-1][0]}")  # stopped before writing it
+    replay(store_path, tmp_path / "again")
+    assert sqlite3.connect(store_path).execute(heads).fetchall() == before  # the very same head, signed again
+    tamper(store_path, "DELETE FROM heads")  # every head deleted: a replay must not vouch for what it finds
+    replay(store_path, tmp_path / "again")
+    assert latest_coups(store_path) == [COUPS]
+    checked = cli("verify-log", str(store_path))
+    assert checked.returncode == 1
+    assert all(f"coup {n} (settled at record" in checked.stdout for n in range(1, COUPS))
 
 
 def kept_head(store_path: Path, folder: Path) -> Path:
@@ -186,3 +209,37 @@ def test_a_head_file_that_is_not_one_exits_2(store_path, tmp_path):
     bad.write_text('{"head": {"format": "something else"}}')
     result = cli("verify-log", str(store_path), "--head", str(bad))
     assert result.returncode == 2 and "not a signed head" in result.stderr
+
+
+def test_a_store_from_before_signed_heads_is_checked_by_its_chain_alone(store_path):
+    tamper(store_path, "DROP TABLE heads")
+    checked = cli("verify-log", str(store_path))
+    assert checked.returncode == 1 and "coup 1 (settled at record" in checked.stdout  # its coups: no head
+    assert "Traceback" not in checked.stderr
+
+
+def test_the_public_key_is_made_again_when_lost_and_heads_are_never_skipped_for_want_of_it(store_path, tmp_path):
+    public = key_path(store_path).with_suffix(".pub")
+    public.unlink()
+    refused = cli("verify-log", str(store_path))
+    assert refused.returncode == 2 and "give --key" in refused.stderr
+    load_or_create_key(key_path(store_path))  # what the engine does when it starts
+    assert public.exists() and cli("verify-log", str(store_path)).returncode == 0
+
+
+def test_export_head_of_a_missing_file_or_to_standard_output(store_path, tmp_path):
+    missing = cli("export-head", str(tmp_path / "nowhere.sqlite"))
+    assert missing.returncode == 2 and "no such file" in missing.stderr
+    shown = cli("export-head", str(store_path))
+    assert shown.returncode == 0 and json.loads(shown.stdout)["head"]["coup"] == COUPS
+
+
+def test_processes_asking_for_the_key_at_once_all_get_the_same_one(tmp_path):
+    path = tmp_path / "var" / "table-signing.key"
+    program = ("import sys; from controller.signing import load_or_create_key, public_pem; "
+               "sys.stdout.write(public_pem(load_or_create_key(sys.argv[1])).decode())")
+    racers = [subprocess.Popen([sys.executable, "-c", program, str(path)], cwd=ROOT, stdout=subprocess.PIPE,
+                               text=True) for _ in range(6)]
+    keys = {racer.communicate(timeout=60)[0] for racer in racers}
+    assert len(keys) == 1 and path.with_suffix(".pub").read_text() in keys
+    assert oct(path.stat().st_mode & 0o777) == oct(0o600)

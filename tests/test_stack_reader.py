@@ -31,16 +31,25 @@ def one_hot(counts: list[int], classes: int, sure: float = 1.0) -> np.ndarray:
 
 
 def test_the_reading_of_the_likelier_kind_is_given_with_that_kinds_probability() -> None:
-    spread = [2, 0, 0, 0, 0]  # the counter: two 1 € chips side by side
-    stack = [0, 0, 4, 0, 0]  # the stack reader: four chips of the third denomination on one another
+    spread = [0, 0, 1, 0, 0]  # the counter: one chip of the third denomination (a stack's top, seen from above)
+    stack = [0, 0, 4, 0, 0]  # the stack reader: four such chips on one another
     counter = np.stack([one_hot(spread, MAX_COUNT)] * 3)
     stacks = np.stack([one_hot(stack, STACK_MAX_COUNT)] * 3)
     (reading_a, certainty_a), (reading_b, certainty_b), (reading_c, certainty_c) = merge_readings(
         counter, np.array([0.02, 0.97, 0.6], np.float32), stacks)
-    assert reading_a == {DENOMINATIONS[0]: 2} and certainty_a == pytest.approx(0.98)
+    assert reading_a == {DENOMINATIONS[2]: 1} and certainty_a == pytest.approx(0.98)
     assert reading_b == {DENOMINATIONS[2]: 4} and certainty_b == pytest.approx(0.97)
     # a zone the stack reader is unsure of is unsure, whichever reading it gives: the dealer is asked
     assert reading_c == {DENOMINATIONS[2]: 4} and certainty_c < TrackerConfig().sure_certainty
+
+
+def test_a_stack_reading_that_contradicts_itself_or_the_counter_is_unsure() -> None:
+    counter = np.stack([one_hot([1, 0, 0, 0, 0], MAX_COUNT), one_hot([0, 2, 0, 0, 0], MAX_COUNT)])
+    stacks = np.stack([one_hot([1, 0, 0, 0, 0], STACK_MAX_COUNT),  # a "stack" of one chip
+                       one_hot([0, 0, 3, 0, 0], STACK_MAX_COUNT)])  # a stack, and the counter's chips beside it
+    vouched = TrackerConfig().sure_certainty
+    for reading, certainty in merge_readings(counter, np.array([0.99, 0.99]), stacks):
+        assert 0 < certainty < vouched, reading
 
 
 def test_a_stack_too_tall_to_count_is_a_lower_bound_as_the_counters_top_count_is() -> None:

@@ -35,6 +35,9 @@ STACK_MAX_COUNT = 12
 STACK_CROP_MM = 80.0
 STACK_CROP_PX = 112
 ONNX_PATH = MODELS / "stack_reader.onnx"
+#: the certainty given to a reading that contradicts itself: low enough that no tracker vouches for it, not 0 (a
+#: certainty of 0 says "too many to count")
+UNSURE = 0.01
 
 
 def stack_zone_to_table(zone: Zone) -> np.ndarray:
@@ -89,9 +92,16 @@ def merge_readings(counter: np.ndarray, stacked: np.ndarray, stack_counts: np.nd
     The reading of the likelier kind is given: the counter's, with its certainty times the probability that no
     stack is there, or the stack reader's, with its certainty times the probability that one is. So a zone the
     stack reader is unsure about is unsure whichever reading is given. A count at either model's top class (too
-    many to count) has certainty 0, as ``reading_certainty`` says."""
+    many to count) has certainty 0, as ``reading_certainty`` says. A stack reading of fewer than two chips, or
+    lacking a denomination the counter sees, is given ``UNSURE``."""
     chosen = []
     for spread, stack, p in zip(readings(counter), readings(stack_counts), stacked, strict=True):
-        counts, certainty = stack if p >= 0.5 else spread
-        chosen.append((counts, certainty * float(p if p >= 0.5 else 1 - p)))
+        if p < 0.5:
+            chosen.append((spread[0], spread[1] * float(1 - p)))
+        elif sum(stack[0].values()) < 2 or not set(spread[0]) <= set(stack[0]):
+            # a "stack" of fewer than two chips contradicts itself; a denomination the counter sees in the zone
+            # but the stack reader (which sees only its middle) does not may be chips beside the stack: unsure
+            chosen.append((stack[0], min(stack[1] * float(p), UNSURE)))
+        else:
+            chosen.append((stack[0], stack[1] * float(p)))
     return chosen
