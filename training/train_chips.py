@@ -249,19 +249,44 @@ def held_out_report(weights: Path, held_out: Path, sure_certainty: float) -> dic
     return report
 
 
-def export(weights: Path = MODEL_PATH, target: Path = ONNX_PATH) -> Path:
-    """The checkpoint exported to ONNX (dynamic batch, softmax over the counts included) with its denominations and
-    ``meta``."""
-    import onnx
+def load_checkpoint(weights: Path, build, what: str, module: str):
+    """A bet-zone model's checkpoint, refused by name when missing or of other denominations; (net, checkpoint)."""
     import torch
 
     if not Path(weights).exists():
-        raise FileNotFoundError(f"{weights}: no chip counter (train it: python -m training.train_chips train)")
+        raise FileNotFoundError(f"{weights}: no {what} (train it: python -m {module} train)")
     checkpoint = torch.load(weights, map_location="cpu", weights_only=False)
     if list(checkpoint["denominations"]) != DENOMINATIONS:
         raise ValueError(f"{weights}: its denominations are not the chip set's {DENOMINATIONS}")
-    net = build_net()
+    net = build()
     net.load_state_dict({k: v.float() for k, v in checkpoint["state_dict"].items()})
+    return net.eval(), checkpoint
+
+
+def write_onnx(model, crop_px: int, outputs: list[str], target: Path, meta: dict[str, object]) -> Path:
+    """A bet-zone model (its probabilities computed inside) exported to ONNX: a dynamic batch of 3 x ``crop_px`` x
+    ``crop_px`` crops in, ``outputs`` out, the chip set's denominations and ``meta`` in its metadata."""
+    import onnx
+    import torch
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with warnings.catch_warnings():  # the TorchScript exporter: these small CNNs have no control flow
+        warnings.simplefilter("ignore", DeprecationWarning)
+        torch.onnx.export(model.eval(), (torch.zeros(1, 3, crop_px, crop_px),), str(target), input_names=["crops"],
+                          output_names=outputs, dynamic_axes={name: {0: "n"} for name in ["crops", *outputs]},
+                          opset_version=17, dynamo=False)
+    exported = onnx.load(str(target))
+    for key, value in (("denominations", json.dumps(DENOMINATIONS)), ("meta", json.dumps(meta, default=str))):
+        exported.metadata_props.add(key=key, value=value)
+    onnx.save(exported, str(target))
+    return target
+
+
+def export(weights: Path = MODEL_PATH, target: Path = ONNX_PATH) -> Path:
+    """The checkpoint exported to ONNX (softmax over the counts included)."""
+    import torch
+
+    net, checkpoint = load_checkpoint(weights, build_net, "chip counter", "training.train_chips")
 
     class WithSoftmax(torch.nn.Module):
         def __init__(self) -> None:
@@ -271,19 +296,43 @@ def export(weights: Path = MODEL_PATH, target: Path = ONNX_PATH) -> Path:
         def forward(self, x):
             return torch.softmax(self.net(x), 2)
 
-    model = WithSoftmax().eval()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with warnings.catch_warnings():  # the TorchScript exporter: this small CNN has no control flow
-        warnings.simplefilter("ignore", DeprecationWarning)
-        torch.onnx.export(model, (torch.zeros(1, 3, CROP_PX, CROP_PX),), str(target), input_names=["crops"],
-                          output_names=["probabilities"], dynamic_axes={"crops": {0: "n"}, "probabilities": {0: "n"}},
-                          opset_version=17, dynamo=False)
-    exported = onnx.load(str(target))
-    for key, value in (("denominations", json.dumps(DENOMINATIONS)),
-                       ("meta", json.dumps(checkpoint.get("meta", {}), default=str))):
-        exported.metadata_props.add(key=key, value=value)
-    onnx.save(exported, str(target))
-    return target
+    return write_onnx(WithSoftmax(), CROP_PX, ["probabilities"], target, checkpoint.get("meta", {}))
+
+
+def add_model_commands(sub, what: str, build_dir: str, model_path: Path, onnx_path: Path) -> None:
+    """The ``train``, ``report`` and ``export`` commands both bet-zone models have."""
+    training = sub.add_parser("train", help=f"train the {what} in torch (then run: export)")
+    training.add_argument("--data", type=Path, default=Path(f"{build_dir}/train.npz"))
+    training.add_argument("--held-out", type=Path, default=Path(f"{build_dir}/held_out.npz"))
+    training.add_argument("--epochs", type=int, default=12)
+    training.add_argument("--seed", type=int, default=0)
+    training.add_argument("--out", type=Path, default=model_path)
+    training.add_argument("--threads", type=int, default=2)
+    report = sub.add_parser("report", help="a checkpoint's figures on a held-out split, as JSON")
+    report.add_argument("--weights", type=Path, default=model_path)
+    report.add_argument("--held-out", type=Path, default=Path(f"{build_dir}/held_out.npz"))
+    report.add_argument("--sure-certainty", type=float, default=None,
+                        help="the certainty from which a reading is vouched for (default: the tracker's)")
+    exporting = sub.add_parser("export", help="export a trained checkpoint to ONNX, as the table runs it")
+    exporting.add_argument("--weights", type=Path, default=model_path)
+    exporting.add_argument("--out", type=Path, default=onnx_path)
+
+
+def run_model_command(parser: argparse.ArgumentParser, args: argparse.Namespace, export_to, report, train_to
+                      ) -> int:
+    """Run ``train`` (``train_to(args)`` returns the line to print), ``report`` or ``export``."""
+    if args.command == "export":
+        try:
+            print(f"exported to {export_to(args.weights, args.out)}")
+        except (FileNotFoundError, ValueError) as error:
+            parser.error(str(error))
+        return 0
+    if args.command == "report":
+        sure_certainty = TrackerConfig().sure_certainty if args.sure_certainty is None else args.sure_certainty
+        print(json.dumps(report(args.weights, args.held_out, sure_certainty)))
+        return 0
+    kept = written_since(time.time(), args.out)
+    return exit_cleanly_when_interrupted(parser.prog, lambda: print(train_to(args)), kept)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -297,44 +346,18 @@ def main(argv: list[str] | None = None) -> int:
                       help="the tallest pile drawn (above 5: a quarter of the piles are taller than 5)")
     data.add_argument("--stacked-share", type=float, default=0.0,
                       help="the share of zones holding a casino stack instead of spread piles")
-    training = sub.add_parser("train", help="train the counter in torch (then run: export)")
-    training.add_argument("--data", type=Path, default=Path("build/chips/train.npz"))
-    training.add_argument("--held-out", type=Path, default=Path("build/chips/held_out.npz"))
-    training.add_argument("--epochs", type=int, default=12)
-    training.add_argument("--seed", type=int, default=0)
-    training.add_argument("--out", type=Path, default=MODEL_PATH)
-    training.add_argument("--threads", type=int, default=2)
-    report = sub.add_parser("report", help="a checkpoint's figures on the held-out split, as JSON")
-    report.add_argument("--weights", type=Path, default=MODEL_PATH)
-    report.add_argument("--held-out", type=Path, default=Path("build/chips/held_out.npz"))
-    report.add_argument("--sure-certainty", type=float, default=None,
-                        help="the certainty from which a count is vouched for (default: the tracker's)")
-    exporting = sub.add_parser("export", help="export a trained checkpoint to ONNX, as the table runs it")
-    exporting.add_argument("--weights", type=Path, default=MODEL_PATH)
-    exporting.add_argument("--out", type=Path, default=ONNX_PATH)
+    add_model_commands(sub, "counter", "build/chips", MODEL_PATH, ONNX_PATH)
     args = parser.parse_args(argv)
-    if args.command == "export":
-        try:
-            print(f"exported to {export(args.weights, args.out)}")
-        except (FileNotFoundError, ValueError) as error:
-            parser.error(str(error))
-        return 0
-    if args.command == "report":
-        sure_certainty = TrackerConfig().sure_certainty if args.sure_certainty is None else args.sure_certainty
-        print(json.dumps(held_out_report(args.weights, args.held_out, sure_certainty)))
-        return 0
     if args.command == "data":
         return exit_cleanly_when_interrupted(parser.prog, lambda: print(
             f"{make_data(args.out, args.seeds, args.scenes, args.max_height, args.stacked_share)}: "
             f"{len(args.seeds) * args.scenes * 28} zones"))
 
-    def work() -> None:
+    def train_to(args: argparse.Namespace) -> str:
         right = train(args.data, args.held_out, args.epochs, args.seed, args.out, args.threads)
-        print(f"held-out zones right {right:.4f} -> {args.out}")
+        return f"held-out zones right {right:.4f} -> {args.out}"
 
-    kept = written_since(time.time(), args.out)
-    return exit_cleanly_when_interrupted(parser.prog, work, kept)
-
+    return run_model_command(parser, args, export, held_out_report, train_to)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -16,21 +16,26 @@ merged as the table merges them (``vision.stack_reader.merge_readings``).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
-import warnings
 from pathlib import Path
 
 import numpy as np
 
-from controller.shutdown import exit_cleanly_when_interrupted, written_since
+from controller.shutdown import exit_cleanly_when_interrupted
 from training.nets import conv_block
-from training.train_chips import augment, render_zones, to_tensor
+from training.train_chips import (
+    add_model_commands,
+    augment,
+    load_checkpoint,
+    render_zones,
+    run_model_command,
+    to_tensor,
+    write_onnx,
+)
 from vision.chip_counter import DENOMINATIONS, ChipCounter, readings
 from vision.common import MODELS
 from vision.stack_reader import ONNX_PATH, STACK_CROP_PX, STACK_MAX_COUNT, merge_readings
-from vision.tracker import TrackerConfig
 
 MODEL_PATH = MODELS / "stack_reader.pt"
 
@@ -80,14 +85,8 @@ def build_net():
 
 
 def load_net(weights: Path):
-    import torch
-
-    checkpoint = torch.load(weights, map_location="cpu", weights_only=False)
-    if list(checkpoint["denominations"]) != DENOMINATIONS:
-        raise ValueError(f"{weights}: its denominations are not the chip set's {DENOMINATIONS}")
-    net = build_net()
-    net.load_state_dict({k: v.float() for k, v in checkpoint["state_dict"].items()})
-    return net.eval(), checkpoint
+    """(net, checkpoint), in eval mode."""
+    return load_checkpoint(weights, build_net, "stack reader", "training.train_stacks")
 
 
 def predict(net, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -202,13 +201,9 @@ def _outcomes(right: np.ndarray, sure: np.ndarray) -> dict[str, int]:
 
 
 def export(weights: Path = MODEL_PATH, target: Path = ONNX_PATH) -> Path:
-    """The checkpoint exported to ONNX (dynamic batch; the stack's sigmoid and the counts' softmax included) with
-    its denominations and ``meta``."""
-    import onnx
+    """The checkpoint exported to ONNX (the stack's sigmoid and the counts' softmax included)."""
     import torch
 
-    if not Path(weights).exists():
-        raise FileNotFoundError(f"{weights}: no stack reader (train it: python -m training.train_stacks train)")
     net, checkpoint = load_net(weights)
 
     class WithProbabilities(torch.nn.Module):
@@ -220,19 +215,7 @@ def export(weights: Path = MODEL_PATH, target: Path = ONNX_PATH) -> Path:
             logit, counts = self.net(x)
             return torch.sigmoid(logit), torch.softmax(counts, 2)
 
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with warnings.catch_warnings():  # the TorchScript exporter: this small CNN has no control flow
-        warnings.simplefilter("ignore", DeprecationWarning)
-        torch.onnx.export(WithProbabilities().eval(), (torch.zeros(1, 3, STACK_CROP_PX, STACK_CROP_PX),), str(target),
-                          input_names=["crops"], output_names=["stacked", "counts"],
-                          dynamic_axes={"crops": {0: "n"}, "stacked": {0: "n"}, "counts": {0: "n"}},
-                          opset_version=17, dynamo=False)
-    exported = onnx.load(str(target))
-    for key, value in (("denominations", json.dumps(DENOMINATIONS)),
-                       ("meta", json.dumps(checkpoint.get("meta", {}), default=str))):
-        exported.metadata_props.add(key=key, value=value)
-    onnx.save(exported, str(target))
-    return target
+    return write_onnx(WithProbabilities(), STACK_CROP_PX, ["stacked", "counts"], target, checkpoint.get("meta", {}))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -244,45 +227,18 @@ def main(argv: list[str] | None = None) -> int:
     data.add_argument("--scenes", type=int, default=100, help="scenes per seed (28 zones each)")
     data.add_argument("--stacked-share", type=float, default=0.5)
     data.add_argument("--max-stack", type=int, default=12, choices=range(2, 21), metavar="2..20")
-    training = sub.add_parser("train", help="train the reader in torch (then run: export)")
-    training.add_argument("--data", type=Path, default=Path("build/stacks/train.npz"))
-    training.add_argument("--held-out", type=Path, default=Path("build/stacks/held_out.npz"))
-    training.add_argument("--epochs", type=int, default=12)
-    training.add_argument("--seed", type=int, default=0)
-    training.add_argument("--out", type=Path, default=MODEL_PATH)
-    training.add_argument("--threads", type=int, default=2)
-    report = sub.add_parser("report", help="the reader merged with the chip counter on a held-out split, as JSON")
-    report.add_argument("--weights", type=Path, default=MODEL_PATH)
-    report.add_argument("--held-out", type=Path, default=Path("build/stacks/held_out.npz"))
-    report.add_argument("--sure-certainty", type=float, default=None,
-                        help="the certainty from which a reading is vouched for (default: the tracker's)")
-    exporting = sub.add_parser("export", help="export a trained checkpoint to ONNX, as the table runs it")
-    exporting.add_argument("--weights", type=Path, default=MODEL_PATH)
-    exporting.add_argument("--out", type=Path, default=ONNX_PATH)
+    add_model_commands(sub, "stack reader", "build/stacks", MODEL_PATH, ONNX_PATH)
     args = parser.parse_args(argv)
-    if args.command == "export":
-        try:
-            print(f"exported to {export(args.weights, args.out)}")
-        except (FileNotFoundError, ValueError) as error:
-            parser.error(str(error))
-        return 0
-    if args.command == "report":
-        sure_certainty = TrackerConfig().sure_certainty if args.sure_certainty is None else args.sure_certainty
-        print(json.dumps(held_out_report(args.weights, args.held_out, sure_certainty)))
-        return 0
     if args.command == "data":
         return exit_cleanly_when_interrupted(parser.prog, lambda: print(
             f"{make_data(args.out, args.seeds, args.scenes, args.stacked_share, args.max_stack)}: "
             f"{len(args.seeds) * args.scenes * 28} zones"))
 
-    def work() -> None:
+    def train_to(args: argparse.Namespace) -> str:
         figures = train(args.data, args.held_out, args.epochs, args.seed, args.out, args.threads)
-        print(f"held-out {figures} -> {args.out}")
+        return f"held-out {figures} -> {args.out}"
 
-    kept = written_since(time.time(), args.out)
-    return exit_cleanly_when_interrupted(parser.prog, work, kept)
-
-
+    return run_model_command(parser, args, export, held_out_report, train_to)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -61,18 +61,9 @@ class ChipCounter:
     """Runs the exported chip counter on RGB zone crops with ONNX Runtime."""
 
     def __init__(self, path: Path = ONNX_PATH, threads: int = 2) -> None:
-        if not Path(path).exists():
-            raise FileNotFoundError(f"{path}: no exported chip counter (run: python -m training.train_chips export)")
-        self.session = onnx_session(path, threads)
-        metadata = self.session.get_modelmeta().custom_metadata_map
-        if json.loads(metadata.get("denominations", "[]")) != DENOMINATIONS:
-            raise ValueError(f"{path}: its denominations are not the chip set's {DENOMINATIONS}")
-        takes, gives = self.session.get_inputs()[0].shape[1:], self.session.get_outputs()[0].shape[1:]
-        if list(takes) != [3, CROP_PX, CROP_PX] or list(gives) != [len(DENOMINATIONS), MAX_COUNT]:
-            raise ValueError(f"{path}: takes {takes} and gives {gives}; this code crops 3 x {CROP_PX} x {CROP_PX} and "
-                             f"reads {len(DENOMINATIONS)} x {MAX_COUNT}")
+        self.session, self.meta = zone_model_session(path, threads, "chip counter", "training.train_chips", CROP_PX,
+                                                     [[len(DENOMINATIONS), MAX_COUNT]])
         self.input = self.session.get_inputs()[0].name
-        self.meta = json.loads(metadata.get("meta", "{}"))
 
     def probabilities(self, crops_rgb: np.ndarray) -> np.ndarray:
         """(N, len(DENOMINATIONS), MAX_COUNT): for each crop and denomination, the probability of each count."""
@@ -86,6 +77,24 @@ class ChipCounter:
         """For each crop: the chips counted per denomination (cents -> count, counts of zero left out) and the
         model's certainty of that whole reading (``reading_certainty``)."""
         return readings(self.probabilities(crops_rgb))
+
+
+def zone_model_session(path: Path, threads: int, what: str, trainer: str, crop_px: int, gives: list[list[int]]):
+    """A bet-zone model's ONNX Runtime session and its ``meta``, refused by name when missing, of other
+    denominations than the chip set's, or taking or giving other shapes than this code's (3 x ``crop_px`` x
+    ``crop_px`` crops in; ``gives``, each output's shape past the batch)."""
+    if not Path(path).exists():
+        raise FileNotFoundError(f"{path}: no exported {what} (run: python -m {trainer} export)")
+    session = onnx_session(path, threads)
+    metadata = session.get_modelmeta().custom_metadata_map
+    if json.loads(metadata.get("denominations", "[]")) != DENOMINATIONS:
+        raise ValueError(f"{path}: its denominations are not the chip set's {DENOMINATIONS}")
+    takes = list(session.get_inputs()[0].shape[1:])
+    given = [list(output.shape[1:]) for output in session.get_outputs()]
+    if takes != [3, crop_px, crop_px] or given != gives:
+        raise ValueError(f"{path}: takes {takes} and gives {given}; this code crops 3 x {crop_px} x {crop_px} and "
+                         f"reads {gives}")
+    return session, json.loads(metadata.get("meta", "{}"))
 
 
 def readings(probabilities: np.ndarray) -> list[tuple[dict[int, int], float]]:

@@ -17,16 +17,14 @@ ONNX export by ONNX Runtime.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import cv2
 import numpy as np
 
 from controller.felt.layout import Zone, crop_to_table
-from vision.chip_counter import DENOMINATIONS, readings
+from vision.chip_counter import DENOMINATIONS, readings, zone_model_session
 from vision.common import MODELS
-from vision.onnx_session import onnx_session
 
 #: a count of 0 .. STACK_MAX_COUNT - 1 chips per denomination, the top one meaning "that many or more"
 STACK_MAX_COUNT = 12
@@ -58,21 +56,9 @@ class StackReader:
     """Runs the exported stack reader on RGB stack crops with ONNX Runtime."""
 
     def __init__(self, path: Path = ONNX_PATH, threads: int = 2) -> None:
-        if not Path(path).exists():
-            raise FileNotFoundError(f"{path}: no exported stack reader (run: python -m training.train_stacks export)")
-        self.session = onnx_session(path, threads)
-        metadata = self.session.get_modelmeta().custom_metadata_map
-        if json.loads(metadata.get("denominations", "[]")) != DENOMINATIONS:
-            raise ValueError(f"{path}: its denominations are not the chip set's {DENOMINATIONS}")
-        takes = self.session.get_inputs()[0].shape[1:]
-        gives = [output.shape[1:] for output in self.session.get_outputs()]
-        if list(takes) != [3, STACK_CROP_PX, STACK_CROP_PX] or [list(g) for g in gives] != [
-                [], [len(DENOMINATIONS), STACK_MAX_COUNT]]:
-            raise ValueError(f"{path}: takes {takes} and gives {gives}; this code crops 3 x {STACK_CROP_PX} x "
-                             f"{STACK_CROP_PX} and reads a stack's probability and {len(DENOMINATIONS)} x "
-                             f"{STACK_MAX_COUNT} counts")
+        self.session, self.meta = zone_model_session(path, threads, "stack reader", "training.train_stacks",
+                                                     STACK_CROP_PX, [[], [len(DENOMINATIONS), STACK_MAX_COUNT]])
         self.input = self.session.get_inputs()[0].name
-        self.meta = json.loads(metadata.get("meta", "{}"))
 
     def probabilities(self, crops_rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(N,) the probability that each crop holds a stack of two chips or more, and (N, len(DENOMINATIONS),
