@@ -74,6 +74,10 @@ def test_a_model_of_other_denominations_or_none_is_refused(tmp_path) -> None:
         StackReader(other)
     with pytest.raises(FileNotFoundError, match="train_stacks export"):
         StackReader(tmp_path / "none.onnx")
+    from vision.chip_counter import ONNX_PATH as COUNTER
+
+    with pytest.raises(ValueError, match=r"takes \[3, 96, 96\].*this code crops 3 x 112 x 112"):
+        StackReader(COUNTER)  # the other bet-zone model: same denominations, other shapes
 
 
 #: casino stacks, largest chips at the bottom, over every seat: heights 2 to 10, one denomination or two
