@@ -141,9 +141,10 @@ class Referee:
         #: cards the camera could not tell, (position, index) -> its likeliest reading: unknown to the rules (the
         #: settlement waits for them) until the dealer keys the card or the camera reads it sure
         self.cards_to_confirm: dict[tuple[int, int], str] = {}
-        #: zones whose pile the camera can only bound from below (« au moins »), (seat, box) -> its last reading:
-        #: chips paid into them cannot be seen, so the dealer keys what he paid there
-        self.beyond_count: dict[tuple[int, str], ChipsChanged] = {}
+        #: zones whose last reading the camera could not vouch for (a pile too tall to count, « au moins », or a
+        #: casino stack), (seat, box) -> that reading: chips paid into them cannot be told, so the dealer keys what
+        #: he paid there
+        self.unvouched: dict[tuple[int, str], ChipsChanged] = {}
         #: the zones the dealer keyed an amount for in this coup's payment
         self._keyed_paying: set[tuple[int, str]] = set()
         self._refusals_moment = (self.table.coup.number, self.table.phase)
@@ -245,7 +246,7 @@ class Referee:
 
     def _handle(self, envelope: Envelope) -> Outcome:
         if isinstance(envelope.body, ChipsChanged):
-            self._note_beyond_count(envelope.body)
+            self._note_unvouched(envelope.body)
         try:
             operation = self.operation_for(envelope)
         except (CardError, HistoryError, ValueError) as error:
@@ -326,20 +327,20 @@ class Referee:
             case _, Raise(seat=seat) | Fold(seat=seat) | DecisionTimeout(seat=seat):
                 self.to_confirm.pop((seat, "raise"), None)
 
-    def _note_beyond_count(self, reading: ChipsChanged) -> None:
-        if reading.at_least:
-            self.beyond_count[reading.seat, reading.box] = reading
+    def _note_unvouched(self, reading: ChipsChanged) -> None:
+        if reading.at_least or not reading.sure:
+            self.unvouched[reading.seat, reading.box] = reading
         else:
-            self.beyond_count.pop((reading.seat, reading.box), None)
+            self.unvouched.pop((reading.seat, reading.box), None)
 
     def _ask_payments_unseen(self) -> None:
-        """The seat to be paid next: each of its zones whose pile is too tall to count is held « à confirmer »
-        until the dealer keys what lies there once paid. The camera would not see the chips he adds (a payment
-        judged on the pile as it was would be flagged short), nor chips too many; the next seat is asked in its
-        turn, so that he keys each amount after paying it."""
+        """The seat to be paid next: each of its zones the camera could not vouch for (a pile too tall to count, a
+        casino stack) is held « à confirmer » until the dealer keys what lies there once paid. The camera would not
+        tell the chips he adds (a payment judged on the pile as it was would be flagged short); the next seat is
+        asked in its turn, so that he keys each amount after paying it."""
         if self.table.phase is not Phase.PAYING or not (due := self.table.payments_due()):
             return
-        for (seat, box), reading in self.beyond_count.items():
+        for (seat, box), reading in self.unvouched.items():
             if seat == due[0] and (seat, box) not in self._keyed_paying:
                 self.to_confirm.setdefault((seat, box), reading)
 
