@@ -1,7 +1,9 @@
 """The engine: events from the bus, recorded first, then played through the rules core.
 
-Each batch of events is written to the store and committed before any of them
-is acted on, so an event the engine has answered is never lost. On start the
+Each batch of events is recorded with what the engine derived from them (flags,
+settled coups, signed heads) in one transaction, one fsync, and nothing is
+published of it before that commit: an event the engine has answered is never
+lost. On start the
 engine replays the whole store through the same ``Referee``: the coup in
 progress resumes exactly where it was (``controller.referee`` turns the
 observations into rules operations).
@@ -10,6 +12,7 @@ observations into rules operations).
 from __future__ import annotations
 
 import hashlib
+import heapq
 import json
 import logging
 import threading
@@ -22,6 +25,7 @@ import zmq
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from .bus import BindError
+from .bus.outbox import Intake
 from .bus.schema import (
     AnyBody,
     CoupSettled,
@@ -44,6 +48,23 @@ log = logging.getLogger(__name__)
 
 #: Topics the engine listens to.
 INPUT_PREFIXES = ("vision.", "sensor.", "dealer.")
+#: How long an engine that restarted holds what comes before recording it (``Engine._held``): the producers'
+#: outboxes resend at once what they kept when told it is back.
+HOLD_AFTER_RESTART_S = 0.5
+#: How long events wait behind a producer's gap for its outbox to resend it; then the gap is taken as lost.
+GAP_WAIT_S = 2.0
+
+
+def in_order(messages: list[tuple[str, Envelope]]) -> list[tuple[str, Envelope]]:
+    """Messages in the order they happened: each publisher's run in its own numbering (an outbox's resends and
+    duplicates fall in place), the runs merged by their wall-clock times."""
+    runs: dict[tuple[str, str], list[tuple[str, Envelope]]] = {}
+    for message in messages:
+        runs.setdefault((message[1].publisher, message[1].instance), []).append(message)
+    if len(runs) == 1:
+        return sorted(messages, key=lambda message: message[1].seq)
+    return list(heapq.merge(*(sorted(run, key=lambda message: message[1].seq) for run in runs.values()),
+                            key=lambda message: message[1].wall_ns))
 
 
 def _encode_body(envelope: Envelope) -> str:
@@ -61,7 +82,7 @@ class Engine:
         # The meter is set before the replay: the recorded coups settle again exactly as they did.
         self.referee = Referee(rules, jackpot_meter)
         self.store = store
-        self.subscriber = Subscriber(context, subscribe_endpoint, INPUT_PREFIXES)
+        self.subscriber = Subscriber(context, subscribe_endpoint, INPUT_PREFIXES, takes_resends=True)
         self.publisher = Publisher(context, publish_endpoint, name, heartbeat_topic="core.heartbeat")
         self.snapshots = context.socket(zmq.ROUTER)
         self.snapshots.setsockopt(zmq.LINGER, 0)
@@ -79,31 +100,43 @@ class Engine:
         #: holds no head for it (the engine stopped between the two)
         self._replayed_end: tuple[int, int, str] | None = None
         self._coup_first_event: dict[int, int] = {}
+        #: what the batch being recorded will publish once it is committed
+        self._unsent: list[tuple[str, AnyBody]] = []
         #: the last recorded event the table has acted on
         self.acted_id = 0
         self.replay_store()
+        #: which producers' events to record, in their order, and what to acknowledge to them
+        self.intake = Intake(store.last_by_publisher())
+        #: after a restart, what comes is held for a moment, then recorded in the order it happened: the producers'
+        #: outboxes resend what the engine missed, and another producer's live events must not overtake it
+        self._held: list[tuple[str, Envelope]] = []
+        self._holding_until = time.monotonic() + HOLD_AFTER_RESTART_S if store.last_id else 0.0
+        self._gap_since = 0.0  # when the events held for a gap began to wait
 
     # --- recovery -------------------------------------------------------------
 
     def replay_store(self) -> None:
         """Rebuild the table from every recorded event (and the review indexes with it)."""
-        count = 0
-        for stored in self.store.events():
-            try:
-                body = msgspec.json.decode(stored.body, type=AnyBody)
-            except msgspec.DecodeError as error:
-                log.error("engine: recorded event %d cannot be read (%s); skipped", stored.id, error)
-                continue
-            self._act(stored.id, Envelope(stored.publisher, stored.seq, stored.mono_ns, stored.wall_ns, body),
-                      publish=False)
-            count += 1
+        # The flags and coups the replay derives again (found there already, or lost with a cut batch): one commit.
+        with self.store.transaction():
+            count = 0
+            for stored in self.store.events():
+                try:
+                    body = msgspec.json.decode(stored.body, type=AnyBody)
+                except msgspec.DecodeError as error:
+                    log.error("engine: recorded event %d cannot be read (%s); skipped", stored.id, error)
+                    continue
+                self._act(stored.id, Envelope(stored.publisher, stored.seq, stored.mono_ns, stored.wall_ns, body),
+                          live=False)
+                count += 1
+            # Only the last coup end may lack its head (the engine stopped before writing it): the replay never
+            # signs an earlier one, so it never vouches for a history rewritten, or its heads deleted, behind its
+            # back.
+            if self._replayed_end is not None and self._replayed_end[1] > self.store.last_head_event():
+                self._sign_head(*self._replayed_end)
         if count:
             log.info("engine: replayed %d recorded events; coup %d, phase %s", count,
                      self.referee.table.coup.number, self.referee.table.phase.value)
-        # Only the last coup end may lack its head (the engine stopped before writing it): the replay never signs
-        # an earlier one, so it never vouches for a history rewritten, or its heads deleted, behind its back.
-        if self._replayed_end is not None and self._replayed_end[1] > self.store.last_head_event():
-            self._sign_head(*self._replayed_end)
 
     def _sign_head(self, coup: int, event_id: int, derived: str) -> None:
         assert self._signing is not None
@@ -117,6 +150,8 @@ class Engine:
 
     def run(self) -> None:
         self.publish_state()
+        for ack in self.intake.where_each_stands():  # the producers resend what they kept at once
+            self.publisher.publish("core.ack", ack)
         while not self._stop.is_set():
             # The subscriber's socket changes when it reconnects: poll the current one.
             poller = zmq.Poller()
@@ -127,7 +162,7 @@ class Engine:
                 ready = dict(poller.poll(100))
                 if self.snapshots in ready:
                     self.answer_snapshot()
-                if listening in ready:
+                if listening in ready or self._held:
                     self.process_batch()
                 else:
                     self.subscriber.check_peers()
@@ -140,22 +175,48 @@ class Engine:
                 break
             if not isinstance(message[1].body, Heartbeat):
                 batch.append(message)
-        if not batch:
+        self._held += batch
+        if not self._held:
             return 0
-        ids = self.store.append([NewEvent(topic, env.publisher, env.seq, env.mono_ns, env.wall_ns,
-                                          _encode_body(env)) for topic, env in batch])
-        acted = False
-        for (_topic, envelope), event_id in zip(batch, ids, strict=True):
-            if event_id is not None:  # None: a resend of an event already recorded
-                self._act(event_id, envelope, publish=True)
-                acted = True
+        now = time.monotonic()
+        if now < self._holding_until:
+            return 0
+        # A producer's event that came after a gap waits, and so does every other producer's, until the outbox has
+        # resent the missing ones: recorded in the order it all happened, not in the order it came.
+        self._held = in_order(self._held)
+        gaps = self.intake.gaps([envelope for _topic, envelope in self._held])
+        if gaps:
+            self._gap_since = self._gap_since or now
+            if now - self._gap_since < GAP_WAIT_S:
+                for ack in gaps:
+                    self.publisher.publish("core.ack", ack)
+                return 0
+        batch, self._held, self._holding_until, self._gap_since = self._held, [], 0.0, 0.0
+        # Acted on before the commit, published after it: a failed commit raises, the process ends, and the
+        # engine that starts again replays only what was recorded (nothing of this batch was told).
+        batch = [(topic, env) for topic, env in batch if self.intake.judge(env, take_gap=bool(gaps)) == Intake.RECORD]
+        with self.store.transaction():
+            ids = self.store.append([NewEvent(topic, env.publisher, env.seq, env.mono_ns, env.wall_ns,
+                                              _encode_body(env), env.instance) for topic, env in batch])
+            acted = False
+            for (_topic, envelope), event_id in zip(batch, ids, strict=True):
+                if event_id is not None:  # None: a resend of an event already recorded
+                    self._act(event_id, envelope, live=True)
+                    acted = True
+        unsent, self._unsent = self._unsent, []
+        for topic, body in unsent:
+            self.publisher.publish(topic, body)
+        for ack in self.intake.acknowledgements():  # committed: the producers may forget these
+            self.publisher.publish("core.ack", ack)
         if acted:
             self.publish_state()  # once per batch: the state is a snapshot, the latest one is what counts
         return len(batch)
 
-    def _act(self, event_id: int, envelope: Envelope, publish: bool) -> Outcome:
+    def _act(self, event_id: int, envelope: Envelope, live: bool) -> Outcome:
+        """Play one recorded event; ``live``: a new one (its messages queued for after the batch's commit and its
+        coup end signed), not one replayed."""
         if isinstance(envelope.body, EvidenceSaved):
-            outcome = self._link_evidence(envelope.body, publish)
+            outcome = self._link_evidence(envelope.body, live)
             self.acted_id = event_id
             return outcome
         table = self.referee.table
@@ -175,27 +236,27 @@ class Engine:
             self.store.record_coup(*coup_row)
             self._derived.add_coup(*coup_row)
         if isinstance(outcome.operation, EndCoup) and outcome.refused is None and self._signing is not None:
-            if publish:
+            if live:
                 self._sign_head(coup, event_id, self._derived.hexdigest())  # its flags recorded above
             else:
                 self._replayed_end = (coup, event_id, self._derived.hexdigest())
         if outcome.refused:
             log.warning("engine: event %d (%s) refused: %s", event_id, type(envelope.body).__name__,
                         outcome.refused)
-        if publish:
+        if live:
             if outcome.refused:
-                self.publisher.publish("core.refused", Refused(type(envelope.body).__name__, outcome.refused))
+                self._unsent.append(("core.refused", Refused(type(envelope.body).__name__, outcome.refused)))
             if outcome.settlement_waits:
-                self.publisher.publish("core.refused", Refused("Settle", outcome.settlement_waits))
+                self._unsent.append(("core.refused", Refused("Settle", outcome.settlement_waits)))
             for flag in outcome.flags:
-                self.publisher.publish("core.flag", FlagRaised(coup, flag.kind.value, flag.severity.name.lower(),
-                                                               flag.seat, flag.detail, event_id))
+                self._unsent.append(("core.flag", FlagRaised(coup, flag.kind.value, flag.severity.name.lower(),
+                                                               flag.seat, flag.detail, event_id)))
             if settled is not None:
-                self.publisher.publish("core.payouts", CoupSettled(coup, settled))
+                self._unsent.append(("core.payouts", CoupSettled(coup, settled)))
         self.acted_id = event_id  # last: its flags and coup recorded, its messages out
         return outcome
 
-    def _link_evidence(self, saved: EvidenceSaved, publish: bool) -> Outcome:
+    def _link_evidence(self, saved: EvidenceSaved, live: bool) -> Outcome:
         """File an evidence image under the flag's event, once its content is checked against its name."""
         path = self.store.evidence_dir / Path(saved.file).name
         if not 0 < saved.event_id <= self.store.last_id:
@@ -208,9 +269,9 @@ class Engine:
             reason = "" if digest == saved.sha256 else (f"evidence {saved.file}: content {digest} does not match "
                                                         f"the announced {saved.sha256}")
         if reason:
-            if publish:
+            if live:
                 log.warning("engine: %s", reason)
-                self.publisher.publish("core.refused", Refused("EvidenceSaved", reason))
+                self._unsent.append(("core.refused", Refused("EvidenceSaved", reason)))
             return Outcome(refused=reason)
         self.store.link_evidence(saved.sha256, saved.event_id, path.name, saved.media_type)
         return Outcome()

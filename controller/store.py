@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,6 +39,7 @@ CREATE TABLE IF NOT EXISTS events (
     body TEXT NOT NULL,
     prev_hash TEXT NOT NULL,
     hash TEXT NOT NULL,
+    instance TEXT NOT NULL DEFAULT '',  -- the publisher's run, for its outbox's order (outside the hash)
     UNIQUE (publisher, seq, mono_ns)
 );
 CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events
@@ -110,12 +112,12 @@ class StoredEvent:
 
 def record_hash(prev_hash: str, event_id: int, topic: str, publisher: str, seq: int, mono_ns: int, wall_ns: int,
                 body: str) -> str:
-    digest = hashlib.sha256()
+    material = bytearray()
     for part in (prev_hash, str(event_id), topic, publisher, str(seq), str(mono_ns), str(wall_ns), body):
         encoded = part.encode()
-        digest.update(len(encoded).to_bytes(4, "big"))  # length-prefixed: no two records hash alike by shifting
-        digest.update(encoded)
-    return digest.hexdigest()
+        material += len(encoded).to_bytes(4, "big")  # length-prefixed: no two records hash alike by shifting
+        material += encoded
+    return hashlib.sha256(material).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -126,6 +128,7 @@ class NewEvent:
     mono_ns: int
     wall_ns: int
     body: str
+    instance: str = ""
 
 
 class EventStore:
@@ -136,6 +139,8 @@ class EventStore:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.executescript(SCHEMA)
+        if "instance" not in {row[1] for row in self._db.execute("PRAGMA table_info(events)")}:
+            self._db.execute("ALTER TABLE events ADD COLUMN instance TEXT NOT NULL DEFAULT ''")
         last = self._db.execute("SELECT id, hash FROM events ORDER BY id DESC LIMIT 1").fetchone()
         self._last_id, self._last_hash = (last[0], last[1]) if last else (0, GENESIS)
 
@@ -143,34 +148,46 @@ class EventStore:
     def last_id(self) -> int:
         return self._last_id
 
-    def append(self, events: list[NewEvent]) -> list[int | None]:
-        """Record events durably in one transaction. Returns each one's id, or None
-        for an event already recorded (the same publisher, sequence and time: a resend)."""
-        ids: list[int | None] = []
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One durable commit for everything written inside: the engine's batch of events and the flags, coups and
+        heads it derived from them, so a batch costs one fsync, not one per row. Nothing written inside counts as
+        recorded before the block ends; an exception rolls it all back."""
         self._db.execute("BEGIN IMMEDIATE")
+        last = self._last_id, self._last_hash
         try:
-            # Read the chain's head inside the transaction: right even if another writer appended meanwhile.
-            head = self._db.execute("SELECT id, hash FROM events ORDER BY id DESC LIMIT 1").fetchone()
-            last_id, last_hash = (head[0], head[1]) if head else (0, GENESIS)
-            for event in events:
-                event_id = last_id + 1
-                digest = record_hash(last_hash, event_id, event.topic, event.publisher, event.seq, event.mono_ns,
-                                     event.wall_ns, event.body)
-                # The UNIQUE (publisher, seq, mono_ns) key turns a resend into a no-op.
-                inserted = self._db.execute(
-                    "INSERT INTO events (id, topic, publisher, seq, mono_ns, wall_ns, body, prev_hash, hash)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (publisher, seq, mono_ns) DO NOTHING",
-                    (event_id, event.topic, event.publisher, event.seq, event.mono_ns, event.wall_ns, event.body,
-                     last_hash, digest)).rowcount
-                if not inserted:
-                    ids.append(None)
-                    continue
-                ids.append(event_id)
-                last_id, last_hash = event_id, digest
+            yield
             self._db.execute("COMMIT")
         except BaseException:
             self._db.execute("ROLLBACK")
+            self._last_id, self._last_hash = last
             raise
+
+    def append(self, events: list[NewEvent]) -> list[int | None]:
+        """Record events, durably in their own transaction unless inside ``transaction()``. Returns each one's id, or
+        None for an event already recorded (the same publisher, sequence and time: a resend)."""
+        if not self._db.in_transaction:
+            with self.transaction():
+                return self.append(events)
+        ids: list[int | None] = []
+        # Read the chain's head inside the transaction: right even if another writer appended meanwhile.
+        head = self._db.execute("SELECT id, hash FROM events ORDER BY id DESC LIMIT 1").fetchone()
+        last_id, last_hash = (head[0], head[1]) if head else (0, GENESIS)
+        for event in events:
+            event_id = last_id + 1
+            digest = record_hash(last_hash, event_id, event.topic, event.publisher, event.seq, event.mono_ns,
+                                 event.wall_ns, event.body)
+            # The UNIQUE (publisher, seq, mono_ns) key turns a resend into a no-op.
+            inserted = self._db.execute(
+                "INSERT INTO events (id, topic, publisher, seq, mono_ns, wall_ns, body, prev_hash, hash, instance)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (publisher, seq, mono_ns) DO NOTHING",
+                (event_id, event.topic, event.publisher, event.seq, event.mono_ns, event.wall_ns, event.body,
+                 last_hash, digest, event.instance)).rowcount
+            if not inserted:
+                ids.append(None)
+                continue
+            ids.append(event_id)
+            last_id, last_hash = event_id, digest
         self._last_id, self._last_hash = last_id, last_hash
         return ids
 
@@ -182,9 +199,13 @@ class EventStore:
             yield StoredEvent(*row)
 
     def last_seq_by_publisher(self) -> dict[str, int]:
-        rows = self._db.execute("SELECT publisher, seq FROM events WHERE id IN "
+        return {publisher: seq for publisher, (_instance, seq) in self.last_by_publisher().items()}
+
+    def last_by_publisher(self) -> dict[str, tuple[str, int]]:
+        """Publisher -> (its run, sequence number) of the last event recorded from it."""
+        rows = self._db.execute("SELECT publisher, instance, seq FROM events WHERE id IN "
                                 "(SELECT MAX(id) FROM events GROUP BY publisher)")
-        return dict(rows.fetchall())
+        return {publisher: (instance, seq) for publisher, instance, seq in rows}
 
     # --- derived indexes -----------------------------------------------------
 

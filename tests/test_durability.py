@@ -139,7 +139,7 @@ def test_sigkill_at_random_moments_loses_no_recorded_event(tmp_path):
     ("UPDATE events SET body = body || ' ' WHERE id = 5",
      "record 5 altered: its content does not match its hash"),
     ("DELETE FROM events WHERE id = 7", "record 7 deleted: ids jump from 6 to 8"),
-    ("INSERT INTO events SELECT 21, topic, publisher, seq, mono_ns + 1, wall_ns, body, prev_hash, hash "
+    ("INSERT INTO events SELECT 21, topic, publisher, seq, mono_ns + 1, wall_ns, body, prev_hash, hash, instance "
      "FROM events WHERE id = 3", "record 21 does not follow record 20: inserted"),
 ])
 def test_verify_log_names_the_record_that_was_tampered_with(tmp_path, tamper, expected):

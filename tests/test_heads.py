@@ -160,7 +160,8 @@ def test_a_forged_record_appended_with_a_right_hash_is_named(store_path, tmp_pat
     db.close()
     body = '{"type":"dealer_operation","line":"open-session"}'
     forged = (last_id + 1, "dealer.keypad", "virtual-table", 99, 1, 1, body)
-    tamper(store_path, "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)".replace("?", "{}").format(
+    tamper(store_path, "INSERT INTO events (id, topic, publisher, seq, mono_ns, wall_ns, body, prev_hash, hash) "
+           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)".replace("?", "{}").format(
         *(repr(v) if isinstance(v, str) else v for v in (*forged, last_hash, record_hash(last_hash, *forged)))))
     checked = cli("verify-log", str(store_path), "--head", str(kept))
     assert checked.returncode == 0  # nothing signed was touched...

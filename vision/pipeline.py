@@ -91,7 +91,8 @@ class VisionProcess:
         self._moved_checks = 0
         self.reader: TableReader | None = None
         self.tracker = Tracker(stagger=hand_stagger(self.layout))
-        self.publisher = Publisher(context, config.bus_publish, "vision", heartbeat_topic="vision.heartbeat")
+        self.publisher = Publisher(context, config.bus_publish, "vision", heartbeat_topic="vision.heartbeat",
+                                   acknowledged_at=config.bus_subscribe)
         # all of core.*: the engine's heartbeats and sequence numbers run over all its topics
         self.subscriber = Subscriber(context, config.bus_subscribe, ("core.",))
         self.stats = VisionStats()

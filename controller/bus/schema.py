@@ -176,6 +176,16 @@ class Refused(Body, tag="refused"):
     reason: str
 
 
+class Acknowledged(Body, tag="acknowledged"):
+    """The engine's word to one producer (``controller.bus.outbox``): its events are recorded up to ``seq``, of the
+    run ``instance``; ``gap``: one that came was not the next, so resend what follows ``seq`` now."""
+
+    publisher: str
+    instance: str
+    seq: int
+    gap: bool = False
+
+
 # --- any prefix ---------------------------------------------------------------------
 
 
@@ -186,7 +196,7 @@ class Heartbeat(Body, tag="heartbeat"):
 AnyBody = (
     CardPlaced | CardIdentified | CardExposed | CardsLifted | ChipsChanged | CameraStatus | CardRemoved | EvidenceSaved
     | ButtonPressed | CutCard | ShoePresence | ShoeCardDrawn | ShoeLink | SensorFlood
-    | DealerOperation | JackpotMeter | TableState | FlagRaised | CoupSettled | Refused | Heartbeat
+    | DealerOperation | JackpotMeter | TableState | FlagRaised | CoupSettled | Refused | Acknowledged | Heartbeat
 )
 
 
@@ -194,7 +204,7 @@ AnyBody = (
 StoredInt = Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1)]
 
 
-class Envelope(msgspec.Struct, forbid_unknown_fields=True):
+class Envelope(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     publisher: str
     seq: StoredInt
     mono_ns: StoredInt
@@ -202,6 +212,9 @@ class Envelope(msgspec.Struct, forbid_unknown_fields=True):
     body: AnyBody
     #: a new value each time the publisher's process starts: its numbering starts again
     instance: str = ""
+    #: the sequence number of this instance's previous message kept in its outbox (0: none), when the publisher keeps
+    #: one (``controller.bus.outbox``): the engine records the message only right after that one; None: no outbox
+    after: int | None = None
 
 
 _encoder = msgspec.json.Encoder()

@@ -54,7 +54,7 @@ class SensorBridge:
     def __init__(self, config: TableConfig, context: zmq.Context, pin_factory: Any = None,
                  clock: Any = time.monotonic) -> None:
         self.publisher = Publisher(context, config.bus_publish, f"sensors-{config.table_id}",
-                                   heartbeat_topic="sensor.heartbeat")
+                                   heartbeat_topic="sensor.heartbeat", acknowledged_at=config.bus_subscribe)
         self._clock = clock
         self.noise = NoiseWatch()
         self.limit = RateLimit(per_s=config.sensor_events_per_s)

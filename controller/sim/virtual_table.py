@@ -119,7 +119,7 @@ class VirtualTable:
         self.pace_s, self.dropout_scale = pace_s, dropout_scale
         self.on_settled = on_settled
         self.publisher = Publisher(context, f"ipc://{folder}/run/pub.sock", "virtual-table",
-                                   heartbeat_topic="vision.heartbeat")
+                                   heartbeat_topic="vision.heartbeat", acknowledged_at=f"ipc://{folder}/run/sub.sock")
         self.bus = Subscriber(context, f"ipc://{folder}/run/sub.sock", ("vision.", "sensor.", "dealer.", "core."))
         self.vision = vision or DirectVision()
         self.results = Results()

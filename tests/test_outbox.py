@@ -1,0 +1,195 @@
+"""No event lost while the engine restarts: producers keep what they publish until the engine acknowledges it
+(``controller.bus.outbox``); the engine records each producer's events once and in the order published."""
+
+from __future__ import annotations
+
+import json
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import msgspec
+import zmq
+from busutil import simulated
+from tables import rules_for
+
+from controller.bus.clone import SnapshotTimeout, request_snapshot
+from controller.bus.outbox import Intake
+from controller.bus.proxy import Proxy
+from controller.bus.schema import Acknowledged, ButtonPressed, Envelope
+from controller.bus.transport import Publisher
+from controller.referee import Referee
+from controller.rules.summary import settlement_data
+from controller.store import EventStore, verify_log
+
+ROOT = Path(__file__).resolve().parent.parent
+
+CONFIG = """
+[table]
+id = "outbox"
+profile = "fr-2007"
+minimum_cents = 1000
+maximum_cents = 50000
+seats = 7
+bonus = true
+card_purchase = true
+
+[bus]
+publish = "ipc://run/pub.sock"
+subscribe = "ipc://run/sub.sock"
+snapshot = "ipc://run/snap.sock"
+
+[store]
+path = "var/events.sqlite"
+"""
+
+BODY = ButtonPressed("no_more_bets")
+
+
+def _envelope(seq: int, after: int | None, instance: str = "a") -> Envelope:
+    return Envelope("vision", seq, seq, seq, BODY, instance, after)
+
+
+def test_intake_records_in_order_once_and_asks_again_after_a_gap():
+    intake = Intake({})
+    verdicts = [intake.judge(_envelope(seq, after)) for seq, after in ((1, 0), (2, 1), (4, 3), (2, 1), (3, 2))]
+    assert verdicts == ["record", "record", "gap", "duplicate", "record"]
+    assert intake.acknowledgements() == [Acknowledged("vision", "a", 3, gap=True)]
+    assert intake.judge(_envelope(4, 3)) == "record"  # #4 resent, now after the #3 recorded
+    assert intake.acknowledgements() == [Acknowledged("vision", "a", 4, gap=False)]
+
+
+def test_intake_skips_numbers_the_outbox_never_kept():
+    intake = Intake({"vision": ("a", 10)})  # the store's last event from this run: #10
+    # #11 and #12 were heartbeats (not kept, not recorded): #13 names #10 as the one before it.
+    assert intake.judge(_envelope(13, 10)) == "record"
+    assert intake.judge(_envelope(9, 8)) == "duplicate"
+
+
+def test_intake_takes_a_new_run_from_its_first_event_only():
+    intake = Intake({"vision": ("a", 500)})
+    assert intake.judge(_envelope(3, 2, instance="b")) == "gap"  # the new run's first two were missed
+    assert intake.acknowledgements() == [Acknowledged("vision", "b", 0, gap=True)]
+    assert [intake.judge(_envelope(seq, seq - 1, instance="b")) for seq in (1, 2, 3)] == ["record"] * 3
+    assert intake.judge(_envelope(501, 500, instance="a")) == "gap"  # the old run cannot come back in between
+
+
+def test_a_publisher_without_an_outbox_is_recorded_as_it_comes():
+    intake = Intake({})
+    assert [intake.judge(_envelope(seq, None)) for seq in (1, 5, 3)] == ["record"] * 3
+    assert intake.acknowledgements() == []
+
+
+def _start_engine(config: Path) -> subprocess.Popen:
+    log = (config.parent / "engine.log").open("ab")  # a file, not a pipe: nobody reads it while the engine runs
+    return subprocess.Popen([sys.executable, "-m", "controller.cli", "engine", "--config", str(config)],
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log)
+
+
+def _engine_log(config: Path) -> str:
+    return (config.parent / "engine.log").read_text(errors="replace")[-3000:]
+
+
+def _engine_up(context: zmq.Context, endpoint: str) -> bool:
+    try:
+        request_snapshot(context, endpoint, timeout_ms=200)
+        return True
+    except SnapshotTimeout:
+        return False
+
+
+def test_sigkill_of_the_engine_twenty_times_while_producers_publish_loses_nothing(tmp_path):
+    """Two producers publish coups' events, 400 a second between them, waiting for nobody; the engine is killed
+    (SIGKILL) 20 times at random moments and started again. Every event published is recorded exactly once, in
+    each producer's order, and the coups settle as an uninterrupted run settles them."""
+    (tmp_path / "run").mkdir()
+    config = tmp_path / "table.toml"
+    config.write_text(CONFIG)
+    rules = rules_for("fr-2007", bonus=True, card_purchase=True)
+    _reference, envelopes = simulated(rules, seed=5, coups=500)  # more than the kills take: published until then
+    # The table's events split between two producers as on the Pi: the camera's and the rest (buttons, keypad).
+    streams = {"vision": [(t, e.body) for t, e in envelopes if t.startswith("vision.")],
+               "sensors": [(t, e.body) for t, e in envelopes if not t.startswith("vision.")]}
+    context = zmq.Context()
+    proxy = Proxy(f"ipc://{tmp_path}/run/pub.sock", f"ipc://{tmp_path}/run/sub.sock")
+    snapshot_endpoint = f"ipc://{tmp_path}/run/snap.sock"
+    engine = _start_engine(config)
+    assert wait_for(lambda: _engine_up(context, snapshot_endpoint), 30)
+    # The producers take their turns on one lock, in the coups' order: what the engine records from both, in
+    # order per producer, is then the uninterrupted run's input whatever it interleaves.
+    order = [("vision" if t.startswith("vision.") else "sensors", t, e.body) for t, e in envelopes]
+    publishers = {name: Publisher(context, f"ipc://{tmp_path}/run/pub.sock", name, heartbeat_topic="sensor.heartbeat",
+                                  acknowledged_at=f"ipc://{tmp_path}/run/sub.sock") for name in streams}
+    published: list[Envelope] = []
+    done, stop_producing = threading.Event(), threading.Event()
+
+    def produce() -> None:
+        time.sleep(0.5)  # the publishers' connections reach the proxy
+        for name, topic, body in order:
+            if stop_producing.is_set():
+                break
+            published.append(publishers[name].publish(topic, body))
+            time.sleep(1 / 400)
+        done.set()
+
+    producer = threading.Thread(target=produce)
+    producer.start()
+    rng = random.Random(11)
+    kills = 0
+    try:
+        while kills < 20:
+            assert not done.is_set(), f"the coups were over after {kills} kills: publish more of them"
+            time.sleep(rng.uniform(0.3, 1.5))  # the engine up, playing live
+            engine.send_signal(signal.SIGKILL)
+            engine.wait()
+            kills += 1
+            engine = _start_engine(config)
+            assert wait_for(lambda: _engine_up(context, snapshot_endpoint), 30), _engine_log(config)
+        time.sleep(1.0)
+        stop_producing.set()
+        producer.join()
+        assert wait_for(lambda: all(len(p.outbox) == 0 for p in publishers.values()), 60), \
+            {name: len(p.outbox) for name, p in publishers.items()}
+        engine.send_signal(signal.SIGTERM)
+        assert engine.wait(10) == 0, _engine_log(config)
+    finally:
+        stop_producing.set()
+        producer.join()
+        if engine.poll() is None:
+            engine.kill()
+        for publisher in publishers.values():
+            publisher.close()
+        proxy.close()
+        context.destroy(linger=0)
+
+    store_path = tmp_path / "var" / "events.sqlite"
+    assert verify_log(store_path).ok
+    store = EventStore(store_path)
+    stored = list(store.events())
+    coups = store.coups()
+    store.close()
+    resent = sum(p.outbox.stats.resent for p in publishers.values())
+    assert resent > 0  # the kills did lose events in flight: the outboxes sent them again
+    for name in streams:
+        mine = [(e.seq, e.body) for e in stored if e.publisher == name]
+        sent = [(e.seq, msgspec.json.encode(e.body).decode()) for e in published if e.publisher == name]
+        assert mine == sent  # every one, once, in order
+    # The engine's coups: those an uninterrupted run of the same events settles, with the same payouts.
+    uninterrupted = Referee(rules)
+    for envelope in published:
+        assert uninterrupted.handle(envelope).refused is None
+    expected = [settlement_data(s, rules.profile.language) for s in uninterrupted.table.settlements]
+    assert len(expected) >= 100 and [json.loads(settlement) for *_rest, settlement in coups] == expected
+
+
+def wait_for(predicate, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return False
