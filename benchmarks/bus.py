@@ -5,12 +5,13 @@ Prints, measured in the same run:
     XSUB/XPUB proxy to one subscriber, all on ipc:// (the baseline);
   * the engine at a paced input rate (default 10,000 events a second): the latency
     from an event's publication to the engine's first published state that includes
-    it (p50, p99, max), the rate it sustained, and the store's size.
+    it (p50, p99, max), the rate it sustained, and the store's size; with --outbox,
+    published as the table's producers publish (kept until acknowledged).
 
 The engine runs as its own process (``stud-table engine``), as on the Pi, with its
 SQLite store in WAL mode with synchronous=FULL (one fsync per batch of events).
 
-    .venv/bin/python benchmarks/bus.py [--json] [--rate 10000] [--seconds 5]
+    .venv/bin/python benchmarks/bus.py [--json] [--rate 10000] [--seconds 5] [--outbox]
 """
 
 from __future__ import annotations
@@ -125,7 +126,7 @@ def coup_events(count: int, seed: int) -> list[tuple[str, object]]:
     return [(topic, body) for _ms, topic, body in bus_events(table.log)][:count]
 
 
-def engine_latency(folder: Path, rate: int, seconds: float, seed: int) -> dict[str, object]:
+def engine_latency(folder: Path, rate: int, seconds: float, seed: int, outbox: bool = False) -> dict[str, object]:
     config = folder / "table.toml"
     config.write_text(CONFIG)
     proxy = Proxy(f"ipc://{folder}/pub.sock", f"ipc://{folder}/sub.sock")
@@ -146,6 +147,9 @@ def engine_latency(folder: Path, rate: int, seconds: float, seed: int) -> dict[s
         sender = context.socket(zmq.PUB)
         sender.setsockopt(zmq.SNDHWM, 0)
         sender.connect(f"ipc://{folder}/pub.sock")
+        # With an outbox, the producer as vision and sensors are: it keeps each event until the engine acknowledges it.
+        producer = Publisher(context, f"ipc://{folder}/pub.sock", "bench",
+                             acknowledged_at=f"ipc://{folder}/sub.sock") if outbox else None
         listener = Subscriber(context, f"ipc://{folder}/sub.sock", ("core.",))
         time.sleep(1.0)  # the engine's subscription and ours reach the proxy
         sent_at: list[float] = [0.0] * (total + 1)
@@ -167,9 +171,12 @@ def engine_latency(folder: Path, rate: int, seconds: float, seed: int) -> dict[s
             while (now := time.perf_counter()) < target:
                 if target - now > 0.0005:
                     time.sleep(target - now - 0.0003)
-            envelope = Envelope("bench", index, time.monotonic_ns(), time.time_ns(), body)  # type: ignore[arg-type]
             sent_at[index] = time.perf_counter()
-            sender.send_multipart(encode(topic, envelope))
+            if producer is not None:
+                producer.publish(topic, body)  # type: ignore[arg-type]
+            else:
+                envelope = Envelope("bench", index, time.monotonic_ns(), time.time_ns(), body)  # type: ignore[arg-type]
+                sender.send_multipart(encode(topic, envelope))
         send_seconds = time.perf_counter() - started
         wait_until = time.monotonic() + 60
         while (not state_at or state_at[-1][1] < total) and time.monotonic() < wait_until:
@@ -186,6 +193,9 @@ def engine_latency(folder: Path, rate: int, seconds: float, seed: int) -> dict[s
             if pointer == len(state_at):
                 break
             latencies.append((state_at[pointer][0] - sent_at[index]) * 1000)
+        unacknowledged = len(producer.outbox) if producer is not None and producer.outbox is not None else None
+        if producer is not None:
+            producer.close()
         sender.close()
         listener.close()
         store_size = os.path.getsize(folder / "events.sqlite") + os.path.getsize(folder / "events.sqlite-wal") \
@@ -201,6 +211,8 @@ def engine_latency(folder: Path, rate: int, seconds: float, seed: int) -> dict[s
                            "max": round(max(latencies), 3), "mean": round(statistics.fmean(latencies), 3)}
             if latencies else None,
             "store_bytes": store_size,
+            "outbox": outbox,
+            "unacknowledged_at_end": unacknowledged,
         }
     finally:
         engine.terminate()
@@ -216,11 +228,13 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--bare", type=int, default=100_000, help="messages for the bare-bus baseline")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--outbox", action="store_true",
+                        help="publish through an outbox, as vision and sensors do (the engine acknowledges each batch)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-bus-") as folder:
         bare = bare_bus(Path(folder), args.bare)
         commit = commit_cost(Path(folder))
-        engine = engine_latency(Path(folder), args.rate, args.seconds, args.seed)
+        engine = engine_latency(Path(folder), args.rate, args.seconds, args.seed, args.outbox)
     result = {"load_average": os.getloadavg(), "cpus": os.cpu_count(), "bare_bus": bare, "durable_commit": commit,
               "engine": engine}
     if args.json:
@@ -233,6 +247,8 @@ def main() -> None:
           f"answered {engine['events_answered']:,}/{engine['events']:,} at {engine['engine_rate']:,}/s; "
           f"latency publish→state p50 {lat['p50']} ms, p99 {lat['p99']} ms, max {lat['max']} ms"
           if lat else "engine answered nothing")
+    if engine["outbox"]:
+        print(f"published through an outbox: {engine['unacknowledged_at_end']} events left unacknowledged")
     print(f"load average {result['load_average']}, {result['cpus']} CPUs")
 
 
