@@ -53,18 +53,20 @@ INPUT_PREFIXES = ("vision.", "sensor.", "dealer.")
 HOLD_AFTER_RESTART_S = 0.5
 #: How long events wait behind a producer's gap for its outbox to resend it; then the gap is taken as lost.
 GAP_WAIT_S = 2.0
+#: How often a producer behind a gap is told so while the engine waits (each time, it resends all it kept).
+GAP_ACK_EVERY_S = 0.25
 
 
 def in_order(messages: list[tuple[str, Envelope]]) -> list[tuple[str, Envelope]]:
     """Messages in the order they happened: each publisher's run in its own numbering (an outbox's resends and
     duplicates fall in place), the runs merged by their wall-clock times."""
-    runs: dict[tuple[str, str], list[tuple[str, Envelope]]] = {}
-    for message in messages:
-        runs.setdefault((message[1].publisher, message[1].instance), []).append(message)
-    if len(runs) == 1:
-        return sorted(messages, key=lambda message: message[1].seq)
-    return list(heapq.merge(*(sorted(run, key=lambda message: message[1].seq) for run in runs.values()),
-                            key=lambda message: message[1].wall_ns))
+    runs: dict[tuple[str, str], dict[int, tuple[str, Envelope]]] = {}
+    for message in messages:  # a resend's copies of one event: kept once
+        runs.setdefault((message[1].publisher, message[1].instance), {})[message[1].seq] = message
+    ordered = [[run[seq] for seq in sorted(run)] for run in runs.values()]
+    if len(ordered) == 1:
+        return ordered[0]
+    return list(heapq.merge(*ordered, key=lambda message: message[1].wall_ns))
 
 
 def _encode_body(envelope: Envelope) -> str:
@@ -111,7 +113,9 @@ class Engine:
         #: outboxes resend what the engine missed, and another producer's live events must not overtake it
         self._held: list[tuple[str, Envelope]] = []
         self._holding_until = time.monotonic() + HOLD_AFTER_RESTART_S if store.last_id else 0.0
-        self._gap_since = 0.0  # when the events held for a gap began to wait
+        #: the producers' runs whose events wait behind a gap, and since when; the last time they were told
+        self._gap_seen: dict[tuple[str, str], float] = {}
+        self._last_gap_ack = 0.0
 
     # --- recovery -------------------------------------------------------------
 
@@ -185,15 +189,18 @@ class Engine:
         # resent the missing ones: recorded in the order it all happened, not in the order it came.
         self._held = in_order(self._held)
         gaps = self.intake.gaps([envelope for _topic, envelope in self._held])
-        if gaps:
-            self._gap_since = self._gap_since or now
-            if now - self._gap_since < GAP_WAIT_S:
-                for ack in gaps:
+        # Each gap has its own wait: one just opened is not given up with another that has waited its time.
+        self._gap_seen = {run: self._gap_seen.get(run, now) for run in gaps}
+        if any(now - seen < GAP_WAIT_S for seen in self._gap_seen.values()):
+            if now - self._last_gap_ack >= GAP_ACK_EVERY_S:  # each one has the producer resend all it kept
+                self._last_gap_ack = now
+                for ack in gaps.values():
                     self.publisher.publish("core.ack", ack)
-                return 0
-        batch, self._held, self._holding_until, self._gap_since = self._held, [], 0.0, 0.0
+            return 0
+        batch, self._held, self._holding_until, self._gap_seen = self._held, [], 0.0, {}
         # Acted on before the commit, published after it: a failed commit raises, the process ends, and the
-        # engine that starts again replays only what was recorded (nothing of this batch was told).
+        # engine that starts again replays only what was recorded (nothing of this batch was told). A gap still
+        # open here has waited GAP_WAIT_S: the producer lost those events, and the ones after it are recorded.
         batch = [(topic, env) for topic, env in batch if self.intake.judge(env, take_gap=bool(gaps)) == Intake.RECORD]
         with self.store.transaction():
             ids = self.store.append([NewEvent(topic, env.publisher, env.seq, env.mono_ns, env.wall_ns,
@@ -253,7 +260,7 @@ class Engine:
                                                                flag.seat, flag.detail, event_id)))
             if settled is not None:
                 self._unsent.append(("core.payouts", CoupSettled(coup, settled)))
-        self.acted_id = event_id  # last: its flags and coup recorded, its messages out
+        self.acted_id = event_id  # last: its flags and coup recorded, its messages queued
         return outcome
 
     def _link_evidence(self, saved: EvidenceSaved, live: bool) -> Outcome:
@@ -301,7 +308,7 @@ class Engine:
 def serve(engine: Engine) -> None:
     """Run until SIGTERM or SIGINT (the process's stop request, ``controller.shutdown.STOP``: one that came while
     the engine was starting stops it at once). Its sockets are closed on the way out; the store is the caller's,
-    closed after the last batch committed (each batch is committed before it is acted on)."""
+    closed after the last batch committed (serve returns between batches)."""
     from .shutdown import STOP
 
     callback = STOP.on_stop(engine.stop)  # STOP's handler: installed by ``controller.cli.main``

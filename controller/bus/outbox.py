@@ -6,7 +6,9 @@ order, until the engine acknowledges them; the engine's ``Intake`` records a pro
 they were published (each envelope names the one before it, ``Envelope.after``: heartbeats and other messages the
 engine does not record keep their place in the numbering), ignores a resend of one already recorded, and
 acknowledges after each commit (``core.ack``, ``Acknowledged``) the last one it recorded of each producer that spoke.
-One that comes after a gap is not recorded: the acknowledgement says ``gap`` and the producer resends at once.
+One that comes after a gap is held, with every other producer's events, and the acknowledgement says ``gap``: the
+producer resends at once; a gap still open after ``engine.GAP_WAIT_S`` is taken as lost (logged) and what follows it
+recorded.
 
 Why acknowledgements published on the bus rather than a DEALER/ROUTER exchange per producer: the producers reach
 the engine only through the proxy, without knowing its address or how many of them there are, and the engine
@@ -180,9 +182,10 @@ class Intake:
             return self.DUPLICATE
         return self.RECORD if envelope.after == last else self.GAP
 
-    def gaps(self, envelopes: list[Envelope]) -> list[Acknowledged]:
-        """Judged in this order, which producers' events would come after a gap: one acknowledgement (``gap``) for
-        each, to have it resend now. Changes nothing."""
+    def gaps(self, envelopes: list[Envelope]) -> dict[tuple[str, str], Acknowledged]:
+        """Judged in this order, which producers' runs would have an event come after a gap: for each, the
+        acknowledgement (``gap``) that has it resend now, of what is committed only (the events before the gap are
+        held, not recorded: the producer must keep them). Changes nothing."""
         recorded = dict(self._recorded)
         found: dict[tuple[str, str], Acknowledged] = {}
         for envelope in envelopes:
@@ -192,10 +195,10 @@ class Intake:
             if verdict == self.RECORD:
                 recorded[envelope.publisher] = (envelope.instance, envelope.seq)
             elif verdict == self.GAP:
-                instance, last = recorded.get(envelope.publisher, ("", 0))
+                instance, last = self._recorded.get(envelope.publisher, ("", 0))
                 found.setdefault((envelope.publisher, envelope.instance), Acknowledged(
                     envelope.publisher, envelope.instance, last if instance == envelope.instance else 0, gap=True))
-        return list(found.values())
+        return found
 
     def where_each_stands(self) -> list[Acknowledged]:
         """For an engine just started: to each producer it has recorded, its last event recorded, as a gap (resend

@@ -111,7 +111,8 @@ class Subscriber:
                  silence_ms: int = SILENCE_MS, on_peer: Callable[[str, bool], None] | None = None,
                  takes_resends: bool = False) -> None:
         """``takes_resends``: the engine's subscriber, which gets an outbox's messages as they come, resent ones
-        too, and orders them itself; any other drops a resend it has seen."""
+        too, and orders them itself; any other drops an outbox's message numbered at or below the last it took
+        from that run (a resend, or one overtaken)."""
         self._context = context
         self.takes_resends = takes_resends
         self._endpoint = endpoint
