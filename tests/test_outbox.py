@@ -14,7 +14,7 @@ from pathlib import Path
 
 import msgspec
 import zmq
-from busutil import simulated
+from busutil import endpoints, running_engine, send, simulated, wait_until
 from tables import rules_for
 
 from controller.bus.clone import SnapshotTimeout, request_snapshot
@@ -22,6 +22,7 @@ from controller.bus.outbox import Intake
 from controller.bus.proxy import Proxy
 from controller.bus.schema import Acknowledged, ButtonPressed, Envelope
 from controller.bus.transport import Publisher
+from controller.engine import GAP_WAIT_S
 from controller.referee import Referee
 from controller.rules.summary import settlement_data
 from controller.store import EventStore, verify_log
@@ -125,7 +126,7 @@ def test_sigkill_of_the_engine_twenty_times_while_producers_publish_loses_nothin
     proxy = Proxy(f"ipc://{tmp_path}/run/pub.sock", f"ipc://{tmp_path}/run/sub.sock")
     snapshot_endpoint = f"ipc://{tmp_path}/run/snap.sock"
     engine = _start_engine(config)
-    assert wait_for(lambda: _engine_up(context, snapshot_endpoint), 30)
+    assert wait_until(lambda: _engine_up(context, snapshot_endpoint), 30)
     # One thread publishes through both producers, in the coups' order: the uninterrupted run's input.
     order = [("vision" if t.startswith("vision.") else "sensors", t, e.body) for t, e in envelopes]
     publishers = {name: Publisher(context, f"ipc://{tmp_path}/run/pub.sock", name, heartbeat_topic="sensor.heartbeat",
@@ -156,12 +157,12 @@ def test_sigkill_of_the_engine_twenty_times_while_producers_publish_loses_nothin
             killed_at = len(published)
             kills += 1
             engine = _start_engine(config)
-            assert wait_for(lambda: _engine_up(context, snapshot_endpoint), 30), _engine_log(config)
+            assert wait_until(lambda: _engine_up(context, snapshot_endpoint), 30), _engine_log(config)
             published_while_down += len(published) - killed_at
         time.sleep(1.0)
         stop_producing.set()
         producer.join()
-        assert wait_for(lambda: all(len(p.outbox) == 0 for p in publishers.values()), 60), \
+        assert wait_until(lambda: all(len(p.outbox) == 0 for p in publishers.values()), 60), \
             {name: len(p.outbox) for name, p in publishers.items()}
         engine.send_signal(signal.SIGTERM)
         assert engine.wait(10) == 0, _engine_log(config)
@@ -194,10 +195,32 @@ def test_sigkill_of_the_engine_twenty_times_while_producers_publish_loses_nothin
     assert len(expected) >= 100 and [json.loads(settlement) for *_rest, settlement in coups] == expected
 
 
-def wait_for(predicate, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return False
+def test_each_gap_waits_its_own_time_before_it_is_taken_as_lost(tmp_path):
+    """Producer a's gap has waited 2 s when producer b's opens: a's is given up, b's still waits, and b's missing
+    event, resent a moment later, is recorded in its place, not taken for a duplicate."""
+    context = zmq.Context()
+    publish, subscribe, snapshot = endpoints(tmp_path)
+    proxy = Proxy(publish, subscribe)
+    rules = rules_for("fr-2007")
+
+    def event(name: str, seq: int, after: int) -> tuple[str, Envelope]:
+        return "sensor.button", Envelope(name, seq, seq, 1_700_000_000_000_000_000 + seq * 1_000_000 + len(name),
+                                         BODY, "run-" + name, after)
+
+    try:
+        with running_engine(context, publish, subscribe, snapshot, rules, tmp_path / "events.sqlite") as (
+                _engine, store, raw):
+            first = event("a", 1, 0)
+            assert wait_until(lambda: (send(raw, *first), store.last_id >= 1)[1], timeout=10)  # the bus is up
+            send(raw, *event("a", 3, 2))  # a's #2 never comes
+            time.sleep(GAP_WAIT_S - 0.5)
+            send(raw, *event("b", 5, 4))  # b's #4 is late
+            time.sleep(1.0)  # a's gap is over its wait, b's is not: nothing is recorded yet
+            assert store.last_id == 1
+            send(raw, *event("b", 4, 0))
+            assert wait_until(lambda: store.last_id >= 4, timeout=5)
+            recorded = [(e.publisher, e.seq) for e in store.events()]
+    finally:
+        proxy.close()
+        context.destroy(linger=0)
+    assert recorded == [("a", 1), ("a", 3), ("b", 4), ("b", 5)]
