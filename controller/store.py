@@ -28,6 +28,13 @@ from .files import write_atomically
 
 GENESIS = "0" * 64
 
+
+def append_only(table: str, what: str) -> str:
+    """SQL: the triggers that refuse any UPDATE or DELETE on ``table``, saying ``what`` is append-only."""
+    return "".join(f"CREATE TRIGGER IF NOT EXISTS {table}_no_{verb.lower()} BEFORE {verb} ON {table}\n"
+                   f"BEGIN SELECT RAISE(ABORT, '{what}'); END;\n" for verb in ("UPDATE", "DELETE"))
+
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
     id INTEGER PRIMARY KEY,
@@ -42,10 +49,7 @@ CREATE TABLE IF NOT EXISTS events (
     instance TEXT NOT NULL DEFAULT '',  -- the publisher's run, for its outbox's order (outside the hash)
     UNIQUE (publisher, seq, mono_ns)
 );
-CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events
-BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
-CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
-BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
+""" + append_only("events", "the event log is append-only") + """
 
 CREATE TABLE IF NOT EXISTS flags (
     event_id INTEGER NOT NULL REFERENCES events(id),
@@ -58,10 +62,7 @@ CREATE TABLE IF NOT EXISTS flags (
     PRIMARY KEY (event_id, ordinal)
 );
 CREATE INDEX IF NOT EXISTS flags_by_kind ON flags (kind, coup);
-CREATE TRIGGER IF NOT EXISTS flags_no_update BEFORE UPDATE ON flags
-BEGIN SELECT RAISE(ABORT, 'flags are append-only'); END;
-CREATE TRIGGER IF NOT EXISTS flags_no_delete BEFORE DELETE ON flags
-BEGIN SELECT RAISE(ABORT, 'flags are append-only'); END;
+""" + append_only("flags", "flags are append-only") + """
 CREATE TABLE IF NOT EXISTS coups (
     number INTEGER PRIMARY KEY,
     first_event INTEGER NOT NULL,
@@ -69,20 +70,14 @@ CREATE TABLE IF NOT EXISTS coups (
     void INTEGER NOT NULL DEFAULT 0,
     settlement TEXT
 );
-CREATE TRIGGER IF NOT EXISTS coups_no_update BEFORE UPDATE ON coups
-BEGIN SELECT RAISE(ABORT, 'settled coups are append-only'); END;
-CREATE TRIGGER IF NOT EXISTS coups_no_delete BEFORE DELETE ON coups
-BEGIN SELECT RAISE(ABORT, 'settled coups are append-only'); END;
+""" + append_only("coups", "settled coups are append-only") + """
 CREATE TABLE IF NOT EXISTS heads (
     last_event INTEGER PRIMARY KEY REFERENCES events(id),
     coup INTEGER NOT NULL,
     body TEXT NOT NULL,
     signature TEXT NOT NULL
 );
-CREATE TRIGGER IF NOT EXISTS heads_no_update BEFORE UPDATE ON heads
-BEGIN SELECT RAISE(ABORT, 'signed heads are append-only'); END;
-CREATE TRIGGER IF NOT EXISTS heads_no_delete BEFORE DELETE ON heads
-BEGIN SELECT RAISE(ABORT, 'signed heads are append-only'); END;
+""" + append_only("heads", "signed heads are append-only") + """
 CREATE TABLE IF NOT EXISTS evidence (
     sha256 TEXT NOT NULL,
     event_id INTEGER REFERENCES events(id),
@@ -90,10 +85,7 @@ CREATE TABLE IF NOT EXISTS evidence (
     media_type TEXT NOT NULL,
     PRIMARY KEY (sha256, event_id)  -- one frame may be the evidence of several flags
 );
-CREATE TRIGGER IF NOT EXISTS evidence_no_update BEFORE UPDATE ON evidence
-BEGIN SELECT RAISE(ABORT, 'evidence is append-only'); END;
-CREATE TRIGGER IF NOT EXISTS evidence_no_delete BEFORE DELETE ON evidence
-BEGIN SELECT RAISE(ABORT, 'evidence is append-only'); END;
+""" + append_only("evidence", "evidence is append-only") + """
 """
 
 

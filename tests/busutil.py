@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 import threading
 import time
 from contextlib import contextmanager
+from pathlib import Path
 
 import zmq
 
@@ -72,3 +75,45 @@ def running_engine(context, publish, subscribe, snapshot, rules, store_path, **e
         engine.close()
         raw.close()
         store.close()
+
+
+ENGINE_CONFIG = """
+[table]
+id = "{table_id}"
+profile = "fr-2007"
+minimum_cents = 1000
+maximum_cents = 50000
+seats = 7
+bonus = true
+card_purchase = true
+
+[bus]
+publish = "ipc://run/pub.sock"
+subscribe = "ipc://run/sub.sock"
+snapshot = "ipc://run/snap.sock"
+
+[store]
+path = "var/events.sqlite"
+"""
+
+
+def engine_config(folder: Path, table_id: str) -> Path:
+    """A table's configuration in ``folder`` for an engine run as its own process (``start_engine``): its bus
+    under ``folder/run``, its store ``folder/var/events.sqlite``."""
+    (folder / "run").mkdir(exist_ok=True)
+    config = folder / "table.toml"
+    config.write_text(ENGINE_CONFIG.format(table_id=table_id))
+    return config
+
+
+def start_engine(config: Path) -> subprocess.Popen:
+    """``stud-table engine`` as on the Pi; its log appended to ``engine.log`` beside the configuration (a file, not
+    a pipe: nobody reads it while the engine runs, and a full pipe would stop it)."""
+    with (config.parent / "engine.log").open("ab") as log:
+        return subprocess.Popen([sys.executable, "-m", "controller.cli", "engine", "--config", str(config)],
+                                cwd=Path(__file__).resolve().parent.parent, stdout=subprocess.DEVNULL, stderr=log)
+
+
+def engine_log(config: Path) -> str:
+    """The end of the engine's log (for an assertion's message)."""
+    return (config.parent / "engine.log").read_text(errors="replace")[-3000:]

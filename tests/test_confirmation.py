@@ -122,17 +122,23 @@ def test_the_cameras_sure_reading_of_a_card_in_doubt_settles_it_and_a_doubt_on_a
     assert outcome.refusal is not None and outcome.refusal.reason_fr == "carte « Zz » inconnue"
 
 
-def test_a_pile_too_tall_to_count_is_asked_of_the_dealer_when_its_seat_is_paid_in_turn():
-    """The camera cannot see chips added to a pile it reads only as « au moins »: judging the payment on the pile
-    as it was would flag a right payment short. Each such zone is asked when its seat's turn to be paid comes."""
+def _settled_with_raises_read_unsure(seats: tuple[int, ...], at_least: bool) -> tuple[Referee, int]:
+    """The settled coup played through a referee, the camera reading the raises of ``seats`` unsure (1,500 cents,
+    ``at_least`` or not); the referee and the next moment."""
     referee = Referee(rules_for("fr-1959"))
     for op in settled().log:
         if isinstance(op, Settle):
             continue
-        if isinstance(op, Raise) and op.seat in (4, 6):  # the camera saw each raise as a pile too tall to count
-            referee.handle(_event(ChipsChanged(op.seat, "raise", 1500, sure=False, at_least=True), op.t))
+        if isinstance(op, Raise) and op.seat in seats:
+            referee.handle(_event(ChipsChanged(op.seat, "raise", 1500, sure=False, at_least=at_least), op.t))
         assert referee.handle(_event(DealerOperation(format_operation(op).split(" ", 1)[1]), op.t)).refused is None
-    t = referee.table.log[-1].t + 1
+    return referee, referee.table.log[-1].t + 1
+
+
+def test_a_pile_too_tall_to_count_is_asked_of_the_dealer_when_its_seat_is_paid_in_turn():
+    """The camera cannot see chips added to a pile it reads only as « au moins »: judging the payment on the pile
+    as it was would flag a right payment short. Each such zone is asked when its seat's turn to be paid comes."""
+    referee, t = _settled_with_raises_read_unsure((4, 6), at_least=True)  # each a pile too tall to count
     assert referee.table.payments_due() == [6, 4, 1]
     assert referee.state()["to_confirm"] == [{"seat": 6, "box": "raise", "amount": 1500, "at_least": True}]
     referee.handle(_event(CameraStatus(True), t))
@@ -155,14 +161,7 @@ def test_a_stack_the_camera_could_not_vouch_for_is_asked_when_its_seat_is_paid()
     """A casino stack is read unsure (not « au moins »): chips paid beside it cannot be told from it either, so its
     seat's payment is keyed by the dealer, never judged on the stack's reading (which flagged right payments short
     in benchmarks/camera_conformance.py, 2026-12-05)."""
-    referee = Referee(rules_for("fr-1959"))
-    for op in settled().log:
-        if isinstance(op, Settle):
-            continue
-        if isinstance(op, Raise) and op.seat == 6:  # the camera saw the raise as a stack it could not vouch for
-            referee.handle(_event(ChipsChanged(op.seat, "raise", 1500, sure=False), op.t))
-        assert referee.handle(_event(DealerOperation(format_operation(op).split(" ", 1)[1]), op.t)).refused is None
-    t = referee.table.log[-1].t + 1
+    referee, t = _settled_with_raises_read_unsure((6,), at_least=False)  # a stack it could not vouch for
     assert referee.table.payments_due()[0] == 6
     assert referee.state()["to_confirm"] == [{"seat": 6, "box": "raise", "amount": 1500, "at_least": False}]
     referee.handle(_event(CameraStatus(True), t))

@@ -15,7 +15,7 @@ from pathlib import Path
 import msgspec
 import pytest
 import zmq
-from busutil import raw_publisher, send, simulated
+from busutil import engine_config, engine_log, raw_publisher, send, simulated, start_engine
 from tables import rules_for
 
 from controller.bus.clone import SnapshotTimeout, request_snapshot
@@ -26,29 +26,7 @@ from controller.store import EventStore, verify_log
 
 ROOT = Path(__file__).resolve().parent.parent
 
-CONFIG = """
-[table]
-id = "durability"
-profile = "fr-2007"
-minimum_cents = 1000
-maximum_cents = 50000
-seats = 7
-bonus = true
-card_purchase = true
 
-[bus]
-publish = "ipc://run/pub.sock"
-subscribe = "ipc://run/sub.sock"
-snapshot = "ipc://run/snap.sock"
-
-[store]
-path = "var/events.sqlite"
-"""
-
-
-def _start_engine(config: Path) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "controller.cli", "engine", "--config", str(config)],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
 def _recorded(context, endpoint) -> dict | None:
@@ -59,9 +37,7 @@ def _recorded(context, endpoint) -> dict | None:
 
 
 def test_sigkill_at_random_moments_loses_no_recorded_event(tmp_path):
-    (tmp_path / "run").mkdir()
-    config = tmp_path / "table.toml"
-    config.write_text(CONFIG)
+    config = engine_config(tmp_path, "durability")
     rules = rules_for("fr-2007", bonus=True, card_purchase=True)
     reference, envelopes = simulated(rules, seed=99, coups=12)
     context = zmq.Context()
@@ -71,7 +47,7 @@ def test_sigkill_at_random_moments_loses_no_recorded_event(tmp_path):
     rng = random.Random(7)
     # Kill points spread over the run; each kill lands a few ms after a burst was sent, mid-flight.
     kill_points = sorted(rng.sample(range(10, len(envelopes) - 10), 8))
-    engine = _start_engine(config)
+    engine = start_engine(config)
     kills, resumed_checks = 0, 0
     # What the engine had recorded at its first reply since it (re)started: until it records more, its subscription
     # may still be joining the proxy and part of a burst could be lost (a gap, not a crash's loss): one event at a time.
@@ -105,11 +81,11 @@ def test_sigkill_at_random_moments_loses_no_recorded_event(tmp_path):
                 engine.send_signal(signal.SIGKILL)
                 engine.wait()
                 kills += 1
-                engine = _start_engine(config)
+                engine = start_engine(config)
             else:
                 time.sleep(0.005)
         engine.send_signal(signal.SIGTERM)
-        assert engine.wait(10) == 0, engine.stderr.read().decode()[-2000:]
+        assert engine.wait(10) == 0, engine_log(config)
     finally:
         if engine.poll() is None:
             engine.kill()

@@ -6,15 +6,12 @@ from __future__ import annotations
 import json
 import random
 import signal
-import subprocess
-import sys
 import threading
 import time
-from pathlib import Path
 
 import msgspec
 import zmq
-from busutil import endpoints, running_engine, send, simulated, wait_until
+from busutil import endpoints, engine_config, engine_log, running_engine, send, simulated, start_engine, wait_until
 from tables import rules_for
 
 from controller.bus.clone import SnapshotTimeout, request_snapshot
@@ -26,27 +23,6 @@ from controller.engine import GAP_WAIT_S
 from controller.referee import Referee
 from controller.rules.summary import settlement_data
 from controller.store import EventStore, verify_log
-
-ROOT = Path(__file__).resolve().parent.parent
-
-CONFIG = """
-[table]
-id = "outbox"
-profile = "fr-2007"
-minimum_cents = 1000
-maximum_cents = 50000
-seats = 7
-bonus = true
-card_purchase = true
-
-[bus]
-publish = "ipc://run/pub.sock"
-subscribe = "ipc://run/sub.sock"
-snapshot = "ipc://run/snap.sock"
-
-[store]
-path = "var/events.sqlite"
-"""
 
 BODY = ButtonPressed("no_more_bets")
 
@@ -92,15 +68,6 @@ def test_a_publisher_without_an_outbox_is_recorded_as_it_comes():
     assert intake.acknowledgements() == []
 
 
-def _start_engine(config: Path) -> subprocess.Popen:
-    log = (config.parent / "engine.log").open("ab")  # a file, not a pipe: nobody reads it while the engine runs
-    return subprocess.Popen([sys.executable, "-m", "controller.cli", "engine", "--config", str(config)],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log)
-
-
-def _engine_log(config: Path) -> str:
-    return (config.parent / "engine.log").read_text(errors="replace")[-3000:]
-
 
 def _engine_up(context: zmq.Context, endpoint: str) -> bool:
     try:
@@ -114,9 +81,7 @@ def test_sigkill_of_the_engine_twenty_times_while_producers_publish_loses_nothin
     """Two producers publish coups' events, 400 a second between them, waiting for nobody; the engine is killed
     (SIGKILL) 20 times at random moments and started again. Every event published is recorded exactly once, in
     each producer's order, and the coups settle as an uninterrupted run settles them."""
-    (tmp_path / "run").mkdir()
-    config = tmp_path / "table.toml"
-    config.write_text(CONFIG)
+    config = engine_config(tmp_path, "outbox")
     rules = rules_for("fr-2007", bonus=True, card_purchase=True)
     _reference, envelopes = simulated(rules, seed=5, coups=500)  # more than the kills take: published until then
     # The table's events split between two producers as on the Pi: the camera's and the rest (buttons, keypad).
@@ -125,7 +90,7 @@ def test_sigkill_of_the_engine_twenty_times_while_producers_publish_loses_nothin
     context = zmq.Context()
     proxy = Proxy(f"ipc://{tmp_path}/run/pub.sock", f"ipc://{tmp_path}/run/sub.sock")
     snapshot_endpoint = f"ipc://{tmp_path}/run/snap.sock"
-    engine = _start_engine(config)
+    engine = start_engine(config)
     assert wait_until(lambda: _engine_up(context, snapshot_endpoint), 30)
     # One thread publishes through both producers, in the coups' order: the uninterrupted run's input.
     order = [("vision" if t.startswith("vision.") else "sensors", t, e.body) for t, e in envelopes]
@@ -156,8 +121,8 @@ def test_sigkill_of_the_engine_twenty_times_while_producers_publish_loses_nothin
             engine.wait()
             killed_at = len(published)
             kills += 1
-            engine = _start_engine(config)
-            assert wait_until(lambda: _engine_up(context, snapshot_endpoint), 30), _engine_log(config)
+            engine = start_engine(config)
+            assert wait_until(lambda: _engine_up(context, snapshot_endpoint), 30), engine_log(config)
             published_while_down += len(published) - killed_at
         time.sleep(1.0)
         stop_producing.set()
@@ -165,7 +130,7 @@ def test_sigkill_of_the_engine_twenty_times_while_producers_publish_loses_nothin
         assert wait_until(lambda: all(len(p.outbox) == 0 for p in publishers.values()), 60), \
             {name: len(p.outbox) for name, p in publishers.items()}
         engine.send_signal(signal.SIGTERM)
-        assert engine.wait(10) == 0, _engine_log(config)
+        assert engine.wait(10) == 0, engine_log(config)
     finally:
         stop_producing.set()
         producer.join()

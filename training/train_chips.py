@@ -299,6 +299,15 @@ def export(weights: Path = MODEL_PATH, target: Path = ONNX_PATH) -> Path:
     return write_onnx(WithSoftmax(), CROP_PX, ["probabilities"], target, checkpoint.get("meta", {}))
 
 
+def add_data_command(sub, help_text: str) -> argparse.ArgumentParser:
+    """The ``data`` command both bet-zone models have, with its common options (each adds its own)."""
+    data = sub.add_parser("data", help=help_text)
+    data.add_argument("--out", type=Path, required=True)
+    data.add_argument("--seeds", type=int, nargs="+", required=True, help="renderer seeds (one deck each)")
+    data.add_argument("--scenes", type=int, default=100, help="scenes per seed (28 zones each)")
+    return data
+
+
 def add_model_commands(sub, what: str, build_dir: str, model_path: Path, onnx_path: Path) -> None:
     """The ``train``, ``report`` and ``export`` commands both bet-zone models have."""
     training = sub.add_parser("train", help=f"train the {what} in torch (then run: export)")
@@ -338,10 +347,7 @@ def run_model_command(parser: argparse.ArgumentParser, args: argparse.Namespace,
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m training.train_chips")
     sub = parser.add_subparsers(dest="command", required=True)
-    data = sub.add_parser("data", help="render bet zones with their chip counts")
-    data.add_argument("--out", type=Path, required=True)
-    data.add_argument("--seeds", type=int, nargs="+", required=True, help="renderer seeds (one deck each)")
-    data.add_argument("--scenes", type=int, default=100, help="scenes per seed (28 zones each)")
+    data = add_data_command(sub, "render bet zones with their chip counts")
     data.add_argument("--max-height", type=int, default=5, choices=range(5, 16), metavar="5..15",
                       help="the tallest pile drawn (above 5: a quarter of the piles are taller than 5)")
     data.add_argument("--stacked-share", type=float, default=0.0,

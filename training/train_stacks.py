@@ -25,6 +25,7 @@ import numpy as np
 from controller.shutdown import exit_cleanly_when_interrupted
 from training.nets import conv_block
 from training.train_chips import (
+    add_data_command,
     add_model_commands,
     augment,
     load_checkpoint,
@@ -221,10 +222,7 @@ def export(weights: Path = MODEL_PATH, target: Path = ONNX_PATH) -> Path:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m training.train_stacks")
     sub = parser.add_subparsers(dest="command", required=True)
-    data = sub.add_parser("data", help="render bet zones, both crops of each, with their chips")
-    data.add_argument("--out", type=Path, required=True)
-    data.add_argument("--seeds", type=int, nargs="+", required=True, help="renderer seeds (one deck each)")
-    data.add_argument("--scenes", type=int, default=100, help="scenes per seed (28 zones each)")
+    data = add_data_command(sub, "render bet zones, both crops of each, with their chips")
     data.add_argument("--stacked-share", type=float, default=0.5)
     data.add_argument("--max-stack", type=int, default=12, choices=range(2, 21), metavar="2..20")
     add_model_commands(sub, "stack reader", "build/stacks", MODEL_PATH, ONNX_PATH)

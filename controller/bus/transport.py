@@ -56,12 +56,12 @@ class Publisher:
     def publish(self, topic: str, body: AnyBody) -> Envelope:
         with self._lock:
             self.seq += 1
-            kept = self.outbox is not None and not isinstance(body, Heartbeat)
-            after = self.outbox.last_kept if kept and self.outbox is not None else None
-            envelope = Envelope(self.name, self.seq, time.monotonic_ns(), time.time_ns(), body, self.instance, after)
+            outbox = None if isinstance(body, Heartbeat) else self.outbox  # a heartbeat is never recorded
+            envelope = Envelope(self.name, self.seq, time.monotonic_ns(), time.time_ns(), body, self.instance,
+                                outbox.last_kept if outbox is not None else None)
             frames = encode(topic, envelope)
-            if kept and self.outbox is not None:
-                self.outbox.keep(self.seq, frames)
+            if outbox is not None:
+                outbox.keep(self.seq, frames)
             self._socket.send_multipart(frames)
         return envelope
 
