@@ -41,7 +41,8 @@ from controller.profiles import load_profile, profile_names
 from controller.rules.cards import Card
 from controller.rules.operations import Operation
 from controller.rules.profile import TableRules
-from controller.rules.ranking import evaluate, rank_table
+from controller.rules.rank_table import rank_table
+from controller.rules.ranking import evaluate
 from controller.rules.table import Table
 from controller.sim.coups import new_table, play_coup
 

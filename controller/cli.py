@@ -173,7 +173,8 @@ def cmd_engine(args: argparse.Namespace) -> int:
     try:
         engine = Engine(config.rules, store, context, config.bus_subscribe, config.bus_publish,
                         config.bus_snapshot, jackpot_meter=config.jackpot_meter_cents,
-                        signing=(config.table_id, load_or_create_key(key_path(config.store_path))))
+                        signing=(config.table_id, load_or_create_key(key_path(config.store_path))),
+                        from_checkpoint=not args.replay_all)
         serve(engine)  # until SIGINT or SIGTERM, even one that came while the store was replayed
     finally:
         store.close()  # after the last batch's commit: serve returns between batches
@@ -393,6 +394,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     engine = commands.add_parser("engine", help="run the engine: bus events -> store -> rules core -> bus")
     engine.add_argument("--config", required=True)
+    engine.add_argument("--replay-all", action="store_true",
+                        help="replay the whole log on start, not only what follows the last coup's checkpoint")
     engine.set_defaults(func=cmd_engine)
 
     sensors = commands.add_parser("sensors", help="run the GPIO sensors and the shoe's serial link onto the bus")

@@ -3,10 +3,10 @@
 Each batch of events is recorded with what the engine derived from them (flags,
 settled coups, signed heads) in one transaction, one fsync, and nothing is
 published of it before that commit: an event the engine has answered is never
-lost. On start the
-engine replays the whole store through the same ``Referee``: the coup in
-progress resumes exactly where it was (``controller.referee`` turns the
-observations into rules operations).
+lost. On start the engine takes the latest checkpoint (``controller.checkpoint``:
+the table at the last coup's end) and replays what the store recorded after it
+through the same ``Referee``: the coup in progress resumes exactly where it was
+(``controller.referee`` turns the observations into rules operations).
 """
 
 from __future__ import annotations
@@ -37,6 +37,10 @@ from .bus.schema import (
     TableState,
 )
 from .bus.transport import Publisher, Subscriber
+from .checkpoint import FORMAT as CHECKPOINT_FORMAT
+from .checkpoint import BadCheckpoint, Checkpoint, rules_fingerprint
+from .checkpoint import decode as decode_checkpoint
+from .checkpoint import encode as encode_checkpoint
 from .heads import DerivedDigest, sign_head
 from .referee import Outcome, Referee
 from .rules.operations import EndCoup, Settle
@@ -78,10 +82,13 @@ class Engine:
 
     def __init__(self, rules: TableRules, store: EventStore, context: zmq.Context, subscribe_endpoint: str,
                  publish_endpoint: str, snapshot_endpoint: str, name: str = "engine", jackpot_meter: int = 0,
-                 signing: tuple[str, Ed25519PrivateKey] | None = None) -> None:
+                 signing: tuple[str, Ed25519PrivateKey] | None = None, from_checkpoint: bool = True) -> None:
         """``signing``: (the table's id, its key): each coup's end is signed as a head of the log
-        (``controller.heads``); None signs nothing."""
+        (``controller.heads``); None signs nothing. ``from_checkpoint``: False replays the whole log (a
+        benchmark's baseline)."""
         # The meter is set before the replay: the recorded coups settle again exactly as they did.
+        self.rules = rules
+        self._rules_fingerprint = rules_fingerprint(rules)
         self.referee = Referee(rules, jackpot_meter)
         self.store = store
         self.subscriber = Subscriber(context, subscribe_endpoint, INPUT_PREFIXES, takes_resends=True)
@@ -98,15 +105,15 @@ class Engine:
         self._stop = threading.Event()
         self._signing = signing
         self._derived = DerivedDigest()  # what the heads vouch for beside the chain: the flags and coups recorded
-        #: the last coup end the replay met, (coup, record, derived digest): signed after the replay if the store
-        #: holds no head for it (the engine stopped between the two)
-        self._replayed_end: tuple[int, int, str] | None = None
+        #: the last coup end the replay met, (coup, record, derived digest, checkpoint's SHA-256): signed after the
+        #: replay if the store holds no head for it (the engine stopped between the two)
+        self._replayed_end: tuple[int, int, str, str] | None = None
         self._coup_first_event: dict[int, int] = {}
         #: what the batch being recorded will publish once it is committed
         self._unsent: list[tuple[str, AnyBody]] = []
         #: the last recorded event the table has acted on
         self.acted_id = 0
-        self.replay_store()
+        self.replay_store(from_checkpoint)
         #: which producers' events to record, in their order, and what to acknowledge to them
         self.intake = Intake(store.last_by_publisher())
         #: after a restart, what comes is held for a moment, then recorded in the order it happened: the producers'
@@ -119,12 +126,13 @@ class Engine:
 
     # --- recovery -------------------------------------------------------------
 
-    def replay_store(self) -> None:
-        """Rebuild the table from every recorded event (and the review indexes with it)."""
+    def replay_store(self, from_checkpoint: bool = True) -> None:
+        """Rebuild the table from the latest checkpoint and the events recorded after it, or from every recorded
+        event (and the review indexes with it)."""
         # The flags and coups the replay derives again (found there already, or lost with a cut batch): one commit.
         with self.store.transaction():
-            count = 0
-            for stored in self.store.events():
+            count, start = 0, self._resume() if from_checkpoint else 0
+            for stored in self.store.events(after_id=start):
                 try:
                     body = msgspec.json.decode(stored.body, type=AnyBody)
                 except msgspec.DecodeError as error:
@@ -136,16 +144,53 @@ class Engine:
             # Only the last coup end may lack its head (the engine stopped before writing it): the replay never
             # signs an earlier one, so it never vouches for a history rewritten, or its heads deleted, behind its
             # back.
-            if self._replayed_end is not None and self._replayed_end[1] > self.store.last_head_event():
+            if (self._signing is not None and self._replayed_end is not None
+                    and self._replayed_end[1] > self.store.last_head_event()):
                 self._sign_head(*self._replayed_end)
-        if count:
-            log.info("engine: replayed %d recorded events; coup %d, phase %s", count,
+        if count or start:
+            log.info("engine: replayed %d recorded events%s; coup %d, phase %s", count,
+                     f" after the checkpoint at record {start}" if start else "",
                      self.referee.table.coup.number, self.referee.table.phase.value)
 
-    def _sign_head(self, coup: int, event_id: int, derived: str) -> None:
+    def _resume(self) -> int:
+        """Take up the latest checkpoint taken under these rules; the record it follows (0: none to take up, the
+        whole log is replayed)."""
+        stored = self.store.latest_checkpoint(self._rules_fingerprint)
+        if stored is None:
+            return 0
+        after_event, body, sha256 = stored
+        head = self.store.head_at(after_event)
+        try:
+            signed = json.loads(head).get("checkpoint") if head else None
+            checkpoint = decode_checkpoint(body, sha256, signed)
+        except (BadCheckpoint, ValueError) as error:
+            log.error("engine: the checkpoint at record %d cannot be used (%s); replaying the whole log",
+                      after_event, error)
+            return 0
+        self._take_up(checkpoint)
+        self._replayed_end = (checkpoint.ended_coup, after_event, checkpoint.derived, sha256)
+        self.acted_id = after_event
+        return after_event
+
+    def _take_up(self, checkpoint: Checkpoint) -> None:
+        self.referee = Referee.resume(self.rules, checkpoint.referee)
+        self._derived = DerivedDigest(checkpoint.derived)
+        self._coup_first_event = {}
+
+    def _checkpoint(self, ended_coup: int, event_id: int) -> str:
+        """Record the table as it stands at the end of ``ended_coup`` and go on from what was recorded; returns its
+        SHA-256."""
+        checkpoint = Checkpoint(CHECKPOINT_FORMAT, ended_coup, event_id, self._derived.hexdigest(),
+                                self.referee.checkpoint())
+        body, sha256 = encode_checkpoint(checkpoint)
+        self.store.record_checkpoint(event_id, self._rules_fingerprint, body, sha256)
+        self._take_up(decode_checkpoint(body, sha256))
+        return sha256
+
+    def _sign_head(self, coup: int, event_id: int, derived: str, checkpoint: str) -> None:
         assert self._signing is not None
         table_id, key = self._signing
-        sign_head(self.store, table_id, coup, event_id, derived, key)
+        sign_head(self.store, table_id, coup, event_id, derived, key, checkpoint)
 
     # --- the loop -------------------------------------------------------------
 
@@ -198,10 +243,15 @@ class Engine:
                     self.publisher.publish("core.ack", ack)
             return 0
         batch, self._held, self._holding_until, self._gap_seen = self._held, [], 0.0, {}
-        # Acted on before the commit, published after it: a failed commit raises, the process ends, and the
-        # engine that starts again replays only what was recorded (nothing of this batch was told). A gap still
-        # open here has waited GAP_WAIT_S: the producer lost those events, and the ones after it are recorded.
-        batch = [(topic, env) for topic, env in batch if self.intake.judge(env, take_gap=bool(gaps)) == Intake.RECORD]
+        # A gap still open here has waited GAP_WAIT_S: the producer lost those events, and the ones after it are
+        # recorded.
+        return self.record(batch, take_gaps=bool(gaps))
+
+    def record(self, batch: list[tuple[str, Envelope]], take_gaps: bool = False) -> int:
+        """Record the batch's events that the intake takes (each producer's once, in order), play them, then tell
+        what they did. Acted on before the commit, published after it: a failed commit raises, the process ends,
+        and the engine that starts again replays only what was recorded (nothing of this batch was told)."""
+        batch = [(topic, env) for topic, env in batch if self.intake.judge(env, take_gap=take_gaps) == Intake.RECORD]
         with self.store.transaction():
             ids = self.store.append([NewEvent(topic, env.publisher, env.seq, env.mono_ns, env.wall_ns,
                                               _encode_body(env), env.instance) for topic, env in batch])
@@ -242,11 +292,13 @@ class Engine:
                         json.dumps(settled, ensure_ascii=False))
             self.store.record_coup(*coup_row)
             self._derived.add_coup(*coup_row)
-        if isinstance(outcome.operation, EndCoup) and outcome.refused is None and self._signing is not None:
-            if live:
-                self._sign_head(coup, event_id, self._derived.hexdigest())  # its flags recorded above
-            else:
-                self._replayed_end = (coup, event_id, self._derived.hexdigest())
+        if isinstance(outcome.operation, EndCoup) and outcome.refused is None:
+            derived = self._derived.hexdigest()  # its flags recorded above
+            checkpoint = self._checkpoint(coup, event_id)
+            if live and self._signing is not None:
+                self._sign_head(coup, event_id, derived, checkpoint)
+            elif not live:
+                self._replayed_end = (coup, event_id, derived, checkpoint)
         if outcome.refused:
             log.warning("engine: event %d (%s) refused: %s", event_id, type(envelope.body).__name__,
                         outcome.refused)

@@ -28,9 +28,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from .errors import StudTableError
 from .signing import canonical, sign, signed_by
-from .store import EventStore, head_material, open_read_only
+from .store import GENESIS, EventStore, head_material, open_read_only
 
-FORMAT = "stud-table-head/1"
+FORMAT = "stud-table-head/2"
 
 
 class BadHead(StudTableError, ValueError):
@@ -38,33 +38,38 @@ class BadHead(StudTableError, ValueError):
 
 
 class DerivedDigest:
-    """A running SHA-256 of the review's rows derived from the log, in the order the engine records them: at each
-    record, its flags (by ordinal), then the coup it settled."""
+    """A hash chain of the review's rows derived from the log, in the order the engine records them: at each
+    record, its flags (by ordinal), then the coup it settled. A chain, not one running hash, so that it can go on
+    from a checkpoint's value (``start``)."""
 
-    def __init__(self) -> None:
-        self._sha = hashlib.sha256()
+    def __init__(self, start: str = GENESIS) -> None:
+        self._hex = start
 
     def add_flag(self, event_id: int, ordinal: int, coup: int, kind: str, severity: str, seat: int | None,
                  detail: str) -> None:
-        self._sha.update(canonical(["flag", event_id, ordinal, coup, kind, severity, seat, detail]))
+        self._add(["flag", event_id, ordinal, coup, kind, severity, seat, detail])
 
     def add_coup(self, number: int, first_event: int, last_event: int | None, void: bool | int,
                  settlement: str | None) -> None:
-        self._sha.update(canonical(["coup", number, first_event, last_event, int(void), settlement]))
+        self._add(["coup", number, first_event, last_event, int(void), settlement])
+
+    def _add(self, row: list[Any]) -> None:
+        self._hex = hashlib.sha256(bytes.fromhex(self._hex) + canonical(row)).hexdigest()
 
     def hexdigest(self) -> str:
-        return self._sha.copy().hexdigest()
+        return self._hex
 
 
 def sign_head(store: EventStore, table_id: str, coup: int, last_event: int, derived: str,
-              key: Ed25519PrivateKey) -> None:
-    """Sign the head of ``coup``, which ended at record ``last_event`` (``derived``: the ``DerivedDigest`` there),
-    and keep it in the store. Nothing in it comes from a clock but the record's own time."""
+              key: Ed25519PrivateKey, checkpoint: str) -> None:
+    """Sign the head of ``coup``, which ended at record ``last_event`` (``derived``: the ``DerivedDigest`` there;
+    ``checkpoint``: the SHA-256 of the checkpoint taken there), and keep it in the store. Nothing in it comes from
+    a clock but the record's own time."""
     material = store.head_material(last_event)
     if material is None:
         raise ValueError(f"record {last_event} is not in the log")
     body = {"format": FORMAT, "table": table_id, "coup": coup, "event": last_event, "hash": material[0],
-            "wall_ns": material[1], "derived": derived}
+            "wall_ns": material[1], "derived": derived, "checkpoint": checkpoint}
     store.record_head(last_event, coup, json.dumps(body, sort_keys=True), sign(body, key))
 
 
@@ -165,7 +170,15 @@ def _against_log(db: sqlite3.Connection, head: dict[str, Any], last_id: int, der
         return [f"{_where(head)}: records up to {event} were rewritten: the chain's hash there is not the signed one"]
     if derived != head["derived"]:
         return [f"{_where(head)}: the flags or settlements up to record {event} were changed since it was signed"]
+    if "checkpoint" in head and not _checkpoint_intact(db, event, head["checkpoint"]):
+        return [f"{_where(head)}: the checkpoint at record {event} was changed or deleted since it was signed"]
     return []
+
+
+def _checkpoint_intact(db: sqlite3.Connection, event: int, signed: str) -> bool:
+    """Whether the store holds, at record ``event``, the checkpoint a head signed, its content unchanged."""
+    rows = db.execute("SELECT body FROM checkpoints WHERE after_event = ? AND sha256 = ?", (event, signed))
+    return any(hashlib.sha256(body.encode()).hexdigest() == signed for (body,) in rows)
 
 
 def _derived_digests(db: sqlite3.Connection, events: list[int]) -> Iterator[tuple[int, str]]:

@@ -59,7 +59,7 @@ from .rules.operations import (
 )
 from .rules.profile import TableRules
 from .rules.summary import table_summary
-from .rules.table import Decision, Phase, Table
+from .rules.table import Decision, Phase, Table, TableCheckpoint
 
 log = logging.getLogger(__name__)
 
@@ -124,6 +124,20 @@ class Devices:
     flooding: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class RefereeCheckpoint:
+    """The referee between two coups (``Referee.checkpoint``): what it carries from one coup to the next."""
+
+    table: TableCheckpoint
+    devices: Devices
+    jackpot_meter: int
+    origin_ms: int | None
+    last_t: int
+    #: doubts on antes left on the felt for the next coup, and the zones whose last reading was not vouched for
+    to_confirm: list[ChipsChanged]
+    unvouched: list[ChipsChanged]
+
+
 class Referee:
     """Maps observations to rules operations and applies them to the table."""
 
@@ -148,6 +162,27 @@ class Referee:
         #: the zones the dealer keyed an amount for in this coup's payment
         self._keyed_paying: set[tuple[int, str]] = set()
         self._refusals_moment = (self.table.coup.number, self.table.phase)
+
+    @classmethod
+    def resume(cls, rules: TableRules, checkpoint: RefereeCheckpoint) -> Referee:
+        """The referee as it stood at ``checkpoint``: it goes on exactly as the one the checkpoint was taken of."""
+        referee = cls(rules, checkpoint.jackpot_meter)
+        referee.table = Table.resume(rules, checkpoint.table)
+        referee.devices = checkpoint.devices
+        referee._origin_ms, referee._last_t = checkpoint.origin_ms, checkpoint.last_t
+        referee.to_confirm = {(reading.seat, reading.box): reading for reading in checkpoint.to_confirm}
+        referee.unvouched = {(reading.seat, reading.box): reading for reading in checkpoint.unvouched}
+        referee._refusals_moment = (referee.table.coup.number, referee.table.phase)
+        return referee
+
+    def checkpoint(self) -> RefereeCheckpoint:
+        """The referee between two coups; ``ValueError`` in the middle of one (``Table.checkpoint``). The coup's
+        refusals, card doubts and keyed payments end with it: a new coup starts without them."""
+        table = self.table.checkpoint()
+        if self.refusals or self.cards_to_confirm or self._keyed_paying:
+            raise ValueError("a checkpoint is taken between coups: this coup's refusals or doubts are still open")
+        return RefereeCheckpoint(table, self.devices, self.jackpot_meter, self._origin_ms, self._last_t,
+                                 list(self.to_confirm.values()), list(self.unvouched.values()))
 
     def _clock(self, envelope: Envelope) -> int:
         """The table clock: ms of wall time since the first event, never going back.
@@ -398,7 +433,7 @@ class Referee:
         """``refusal`` as it stands now that ``accepted`` went through: None once the table would take it."""
         if refusal.operation is None:
             return None if refusal.kind == accepted.kind else refusal
-        now = self.table.log[-1].t if self.table.log else 0
+        now = self.table.last_t
         if waiting := self._confirmation_wait(replace(refusal.operation, t=now)):
             return replace(refusal, reason=waiting.reason, reason_fr=waiting.reason_fr)
         try:

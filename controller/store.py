@@ -49,6 +49,7 @@ CREATE TABLE IF NOT EXISTS events (
     instance TEXT NOT NULL DEFAULT '',  -- the publisher's run, for its outbox's order (outside the hash)
     UNIQUE (publisher, seq, mono_ns)
 );
+CREATE INDEX IF NOT EXISTS events_by_publisher ON events (publisher, id);
 """ + append_only("events", "the event log is append-only") + """
 
 CREATE TABLE IF NOT EXISTS flags (
@@ -86,6 +87,14 @@ CREATE TABLE IF NOT EXISTS evidence (
     PRIMARY KEY (sha256, event_id)  -- one frame may be the evidence of several flags
 );
 """ + append_only("evidence", "evidence is append-only") + """
+CREATE TABLE IF NOT EXISTS checkpoints (
+    after_event INTEGER NOT NULL REFERENCES events(id),
+    rules TEXT NOT NULL,  -- the fingerprint of the table's rules the coups were played under
+    body TEXT NOT NULL,
+    sha256 TEXT NOT NULL,  -- of body; the coup's signed head names it
+    PRIMARY KEY (after_event, rules)
+);
+""" + append_only("checkpoints", "checkpoints are append-only") + """
 """
 
 
@@ -195,9 +204,30 @@ class EventStore:
 
     def last_by_publisher(self) -> dict[str, tuple[str, int]]:
         """Publisher -> (its run, sequence number) of the last event recorded from it."""
-        rows = self._db.execute("SELECT publisher, instance, seq FROM events WHERE id IN "
-                                "(SELECT MAX(id) FROM events GROUP BY publisher)")
-        return {publisher: (instance, seq) for publisher, instance, seq in rows}
+        # One index lookup per publisher (there are a handful), not a scan of the whole log.
+        last: dict[str, tuple[str, int]] = {}
+        publisher = self._db.execute("SELECT MIN(publisher) FROM events").fetchone()[0]
+        while publisher is not None:
+            last[publisher] = self._db.execute("SELECT instance, seq FROM events WHERE publisher = ? "
+                                               "ORDER BY id DESC LIMIT 1", (publisher,)).fetchone()
+            publisher = self._db.execute("SELECT MIN(publisher) FROM events WHERE publisher > ?",
+                                         (publisher,)).fetchone()[0]
+        return last
+
+    # --- checkpoints (controller.checkpoint) ------------------------------------
+
+    def record_checkpoint(self, after_event: int, rules: str, body: str, sha256: str) -> None:
+        self._db.execute("INSERT OR IGNORE INTO checkpoints VALUES (?, ?, ?, ?)", (after_event, rules, body, sha256))
+
+    def latest_checkpoint(self, rules: str) -> tuple[int, str, str] | None:
+        """(record, body, SHA-256) of the latest checkpoint taken under ``rules``; None when there is none."""
+        return self._db.execute("SELECT after_event, body, sha256 FROM checkpoints WHERE rules = ? "
+                                "ORDER BY after_event DESC LIMIT 1", (rules,)).fetchone()
+
+    def head_at(self, event_id: int) -> str | None:
+        """The body of the signed head at record ``event_id``; None when there is none."""
+        row = self._db.execute("SELECT body FROM heads WHERE last_event = ?", (event_id,)).fetchone()
+        return None if row is None else row[0]
 
     # --- derived indexes -----------------------------------------------------
 

@@ -20,7 +20,8 @@ from controller.analysis import enumeration, kernels
 from controller.analysis.expectation import analyze, deal_counts
 from controller.rules.cards import Card, parse_cards
 from controller.rules.profile import Profile, TableRules, parse_profile
-from controller.rules.ranking import ACE_KING, BINOMIAL, Category, rank_table
+from controller.rules.rank_table import BINOMIAL, rank_table
+from controller.rules.ranking import ACE_KING, Category
 from controller.rules.settlement import SeatInput, settle
 
 PROFILES = Path(__file__).resolve().parent.parent / "seeds" / "profiles"

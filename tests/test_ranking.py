@@ -28,18 +28,14 @@ from hypothesis import strategies as st
 
 from controller.rules.cards import RANK_NAMES_FR, SUIT_CHARS, Card, full_deck, parse_cards
 from controller.rules.errors import RulesError
+from controller.rules.rank_table import RankTable, all_hands, colex_index, rank_table, strengths_of
 from controller.rules.ranking import (
     ACE_KING,
     CATEGORY_COUNTS,
     Category,
     HandValue,
-    RankTable,
-    all_hands,
     best_of,
-    colex_index,
     evaluate,
-    rank_table,
-    strengths_of,
 )
 
 HANDS = 2_598_960

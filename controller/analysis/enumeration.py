@@ -19,7 +19,7 @@ import numpy as np
 from numba import njit, parallel_chunksize, prange
 
 from ..rules.profile import Profile
-from ..rules.ranking import BINOMIAL
+from ..rules.rank_table import BINOMIAL
 from .figures import summary
 from .kernels import (
     BLOCK_BOUGHT,

@@ -33,7 +33,8 @@ import numpy.typing as npt
 from numba import njit
 
 from ..rules.profile import Profile
-from ..rules.ranking import ACE_KING, BINOMIAL, Category, rank_table
+from ..rules.rank_table import BINOMIAL, rank_table
+from ..rules.ranking import ACE_KING, Category
 
 HANDS = 2_598_960
 UP_CARDS = 47

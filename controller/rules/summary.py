@@ -97,7 +97,7 @@ def table_summary(table: Table, history: bool = False) -> dict[str, Any]:
         "profile": table.rules.profile.name,
         "phase": table.phase.value,
         "coup": table.coup.number,
-        "operations": len(table.log),
+        "operations": table.operation_count,
         "coup_void": table.coup.void,
         "dealer": {"cards": _cards(table.hand_of(DEALER).cards), "face_up": table.hand_of(DEALER).face_up},
         "seats": seats,
@@ -108,8 +108,8 @@ def table_summary(table: Table, history: bool = False) -> dict[str, Any]:
         # the payment checks the last coup's end raised, shown while the next one is bet
         "closing_flags": [flag_data(flag) for flag in table.closing_flags] if table.phase is Phase.BETTING else [],
         "settlement": settlement_data(table.settlement, language) if table.settlement else None,
-        "last_settlement": settlement_data(table.settlements[-1], language) if table.settlements else None,
-        "coups_settled": len(table.settlements),
-        "flags_total": len(table.flags),
+        "last_settlement": settlement_data(table.last_settlement, language) if table.last_settlement else None,
+        "coups_settled": table.settlement_count,
+        "flags_total": table.flag_count,
         **({"settlements": [settlement_data(s, language) for s in table.settlements]} if history else {}),
     }

@@ -155,6 +155,30 @@ class CoupState:
     paid_early: set[int] = field(default_factory=set)
 
 
+@dataclass(frozen=True)
+class Past:
+    """What a table resumed from a checkpoint knows of the coups before it: how many there were, not their
+    operations (a table that runs for years keeps only its coup in memory)."""
+
+    operations: int = 0
+    flags: int = 0
+    settlements: int = 0
+    #: the time of the last operation: no operation may come before it
+    last_t: int = 0
+    last_settlement: Settlement | None = None
+
+
+@dataclass(frozen=True)
+class TableCheckpoint:
+    """A table between two coups, all that the coups after it depend on (``Table.checkpoint``)."""
+
+    phase: Phase
+    seats: dict[int, SeatState]
+    coup: CoupState
+    closing_flags: list[Flag]
+    past: Past
+
+
 Op = TypeVar("Op", bound=Operation)
 
 
@@ -171,6 +195,8 @@ class Table:
         self.settlements: list[Settlement] = []
         #: the flags the last coup's end raised (its unpaid seats' checks): the display shows them into the next coup
         self.closing_flags: list[Flag] = []
+        #: the coups before the log's first operation, for a table resumed from a checkpoint
+        self.past = Past()
         self._handlers: dict[type[Operation], tuple[Callable[..., None], Callable[..., None]]] = {
             OpenSession: (self._verify_open_session, self._open_session),
             SitDown: (self._verify_sit_down, self._sit_down),
@@ -207,6 +233,44 @@ class Table:
             table.apply(operation)
         return table
 
+    @classmethod
+    def resume(cls, rules: TableRules, checkpoint: TableCheckpoint) -> Table:
+        """The table as it stood at ``checkpoint``; it goes on exactly as the table the checkpoint was taken of."""
+        table = cls(rules)
+        table.phase, table.seats, table.coup = checkpoint.phase, checkpoint.seats, checkpoint.coup
+        table.closing_flags, table.past = checkpoint.closing_flags, checkpoint.past
+        return table
+
+    def checkpoint(self) -> TableCheckpoint:
+        """The table between two coups (before its session opens, or once a coup has ended and before the next
+        one's first operation); ``ValueError`` in the middle of a coup."""
+        if self.phase not in (Phase.CLOSED, Phase.BETTING) or self.coup_log():
+            raise ValueError(f"a checkpoint is taken between coups, not in coup {self.coup.number} "
+                             f"({self.phase.value}, {len(self.coup_log())} operations)")
+        past = Past(self.operation_count, self.flag_count, self.settlement_count, self.last_t, self.last_settlement)
+        return TableCheckpoint(self.phase, self.seats, self.coup, self.closing_flags, past)
+
+    @property
+    def operation_count(self) -> int:
+        """Operations applied since the session's first, those before a checkpoint included."""
+        return self.past.operations + len(self.log)
+
+    @property
+    def flag_count(self) -> int:
+        return self.past.flags + len(self.flags)
+
+    @property
+    def settlement_count(self) -> int:
+        return self.past.settlements + len(self.settlements)
+
+    @property
+    def last_settlement(self) -> Settlement | None:
+        return self.settlements[-1] if self.settlements else self.past.last_settlement
+
+    @property
+    def last_t(self) -> int:
+        return self.log[-1].t if self.log else self.past.last_t
+
     def verify(self, op: Operation) -> None:
         """Raise ``ActionRefused`` with the reason if ``op`` cannot be applied now."""
         handlers = self._handlers.get(type(op))
@@ -214,9 +278,9 @@ class Table:
             raise ActionRefused(type(op).__name__, "not an operation of the table", "opération inconnue de la table")
         if op.t < 0:
             raise ActionRefused(op.kind, f"time {op.t} ms is negative", f"heure {op.t} ms négative")
-        if self.log and op.t < self.log[-1].t:
-            raise ActionRefused(op.kind, f"time {op.t} ms is before the last operation's {self.log[-1].t} ms",
-                                f"heure {op.t} ms antérieure à la dernière opération ({self.log[-1].t} ms)")
+        if op.t < self.last_t:
+            raise ActionRefused(op.kind, f"time {op.t} ms is before the last operation's {self.last_t} ms",
+                                f"heure {op.t} ms antérieure à la dernière opération ({self.last_t} ms)")
         handlers[0](op)
 
     def can(self, op: Operation) -> bool:
@@ -325,7 +389,7 @@ class Table:
         return [flag for flag in self.flags if flag.op_index >= self.coup.start_index]
 
     def coup_log(self) -> list[Operation]:
-        return self.log[self.coup.start_index:]
+        return self.log[self.coup.start_index - self.past.operations:]
 
     def expected_position(self) -> int | None:
         """Who gets the next card of the deal: seat by seat from the dealer's
@@ -375,7 +439,7 @@ class Table:
         return bool(self.coup.dealer.cards) or any(seat.hand.cards for seat in self.seats.values())
 
     def _flag(self, kind: FlagKind, severity: Severity, seat: int | None, detail: str, detail_fr: str) -> None:
-        self.flags.append(Flag(kind, severity, seat, len(self.log) - 1, detail, detail_fr))
+        self.flags.append(Flag(kind, severity, seat, self.operation_count - 1, detail, detail_fr))
 
     def _refuse_unless(self, condition: bool, op: Operation, reason: str, reason_fr: str) -> None:
         if not condition:
@@ -1061,6 +1125,6 @@ class Table:
         self.seats = {number: SeatState(number, occupied=seat.occupied,
                                         bets={Box.ANTE: seat.bets[Box.ANTE]} if seat.bets.get(Box.ANTE) else {})
                       for number, seat in self.seats.items()}
-        self.coup = CoupState(number=self.coup.number + 1, start_index=len(self.log))
+        self.coup = CoupState(number=self.coup.number + 1, start_index=self.operation_count)
         self.phase = Phase.BETTING
 
