@@ -6,12 +6,14 @@ Prints, measured in the same run:
   * the engine at a paced input rate (default 10,000 events a second): the latency
     from an event's publication to the engine's first published state that includes
     it (p50, p99, max), the rate it sustained, and the store's size; with --outbox,
-    published as the table's producers publish (kept until acknowledged).
+    published as the table's producers publish (kept until acknowledged);
+  * with --keys, the bus encrypted and authenticated (CURVE, ``controller.bus.keys``): the
+    bare bus with and without keys, alternated, and the engine on a bus with keys.
 
 The engine runs as its own process (``stud-table engine``), as on the Pi, with its
 SQLite store in WAL mode with synchronous=FULL (one fsync per batch of events).
 
-    .venv/bin/python benchmarks/bus.py [--json] [--rate 10000] [--seconds 5] [--outbox]
+    .venv/bin/python benchmarks/bus.py [--json] [--rate 10000] [--seconds 5] [--outbox] [--keys]
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from controller.bus.clone import SnapshotTimeout, request_snapshot  # noqa: E402
+from controller.bus.keys import Keys, bus_context, create_keys, engine_key  # noqa: E402
 from controller.bus.proxy import Proxy  # noqa: E402
 from controller.bus.schema import ButtonPressed, Envelope, TableState, encode  # noqa: E402
 from controller.bus.transport import Publisher, Subscriber  # noqa: E402
@@ -66,12 +69,17 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-def bare_bus(folder: Path, count: int) -> dict[str, float]:
-    """Baseline: one publisher to one subscriber through the proxy."""
-    proxy = Proxy(f"ipc://{folder}/bare-pub.sock", f"ipc://{folder}/bare-sub.sock")
-    context = zmq.Context()
-    subscriber = Subscriber(context, f"ipc://{folder}/bare-sub.sock", ("sensor.",))
-    publisher = Publisher(context, f"ipc://{folder}/bare-pub.sock", "bench")
+def bare_bus(folder: Path, count: int, keyed: bool = False) -> dict[str, float]:
+    """Baseline: one publisher to one subscriber through the proxy; ``keyed``: all three with CURVE keys, the
+    proxy checking each message's role."""
+    folder.mkdir(parents=True, exist_ok=True)
+    keys = folder / "keys" if keyed else None
+    if keys is not None:
+        create_keys(keys)
+    proxy = Proxy(f"ipc://{folder}/bare-pub.sock", f"ipc://{folder}/bare-sub.sock", Keys(keys) if keys else None)
+    context, listening = (bus_context(keys, "sensors"), bus_context(keys, "web")) if keys else (zmq.Context(),) * 2
+    subscriber = Subscriber(listening, f"ipc://{folder}/bare-sub.sock", ("sensor.",))
+    publisher = Publisher(context, f"ipc://{folder}/bare-pub.sock", "sensors-bench")
     body = ButtonPressed("no_more_bets")
     while True:  # slow joiner: wait until the subscription is through
         publisher.publish("sensor.button", body)
@@ -96,9 +104,10 @@ def bare_bus(folder: Path, count: int) -> dict[str, float]:
     publisher.close()
     subscriber.close()
     proxy.close()
-    context.destroy(linger=0)
+    for each in {context, listening}:
+        each.destroy(linger=0)
     return {"messages": count, "received": received, "seconds": round(elapsed, 3),
-            "messages_per_s": round(received / elapsed)}
+            "messages_per_s": round(received / elapsed), "keys": keyed}
 
 
 def commit_cost(folder: Path, count: int = 200) -> dict[str, float]:
@@ -126,18 +135,25 @@ def coup_events(count: int, seed: int) -> list[tuple[str, object]]:
     return [(topic, body) for _ms, topic, body in bus_events(table.log)][:count]
 
 
-def engine_latency(folder: Path, rate: int, seconds: float, seed: int, outbox: bool = False) -> dict[str, object]:
+def engine_latency(folder: Path, rate: int, seconds: float, seed: int, outbox: bool = False,
+                   keyed: bool = False) -> dict[str, object]:
+    """``keyed``: a bus with CURVE keys, the events published with the simulator's key (it may publish every topic
+    a coup's events carry), the states heard with the web server's."""
     config = folder / "table.toml"
-    config.write_text(CONFIG)
-    proxy = Proxy(f"ipc://{folder}/pub.sock", f"ipc://{folder}/sub.sock")
+    keys = folder / "engine-keys" if keyed else None
+    snapshot = 'snapshot = "ipc://snap.sock"'
+    config.write_text(CONFIG.replace(snapshot, f'{snapshot}\nkeys = "engine-keys"') if keys else CONFIG)
+    if keys is not None:
+        create_keys(keys, simulator=True)
+    proxy = Proxy(f"ipc://{folder}/pub.sock", f"ipc://{folder}/sub.sock", Keys(keys) if keys else None)
     engine = subprocess.Popen([sys.executable, "-m", "controller.cli", "engine", "--config", str(config)],
                               cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    context = zmq.Context()
+    context, listening = (bus_context(keys, "simulator"), bus_context(keys, "web")) if keys else (zmq.Context(),) * 2
     try:
         deadline = time.monotonic() + 30
         while True:
             try:
-                request_snapshot(context, f"ipc://{folder}/snap.sock", 300)
+                request_snapshot(listening, f"ipc://{folder}/snap.sock", 300, engine_key=engine_key(keys))
                 break
             except SnapshotTimeout:
                 if time.monotonic() > deadline:
@@ -148,9 +164,9 @@ def engine_latency(folder: Path, rate: int, seconds: float, seed: int, outbox: b
         sender.setsockopt(zmq.SNDHWM, 0)
         sender.connect(f"ipc://{folder}/pub.sock")
         # With an outbox, the producer as vision and sensors are: it keeps each event until the engine acknowledges it.
-        producer = Publisher(context, f"ipc://{folder}/pub.sock", "bench",
+        producer = Publisher(context, f"ipc://{folder}/pub.sock", "virtual-table",
                              acknowledged_at=f"ipc://{folder}/sub.sock") if outbox else None
-        listener = Subscriber(context, f"ipc://{folder}/sub.sock", ("core.",))
+        listener = Subscriber(listening, f"ipc://{folder}/sub.sock", ("core.",))
         time.sleep(1.0)  # the engine's subscription and ours reach the proxy
         sent_at: list[float] = [0.0] * (total + 1)
         state_at: list[tuple[float, int]] = []
@@ -175,7 +191,7 @@ def engine_latency(folder: Path, rate: int, seconds: float, seed: int, outbox: b
             if producer is not None:
                 producer.publish(topic, body)  # type: ignore[arg-type]
             else:
-                envelope = Envelope("bench", index, time.monotonic_ns(), time.time_ns(), body)  # type: ignore[arg-type]
+                envelope = Envelope("virtual-table", index, time.monotonic_ns(), time.time_ns(), body)  # type: ignore[arg-type]
                 sender.send_multipart(encode(topic, envelope))
         send_seconds = time.perf_counter() - started
         wait_until = time.monotonic() + 60
@@ -218,7 +234,8 @@ def engine_latency(folder: Path, rate: int, seconds: float, seed: int, outbox: b
         engine.terminate()
         engine.wait(10)
         proxy.close()
-        context.destroy(linger=0)
+        for each in {context, listening}:
+            each.destroy(linger=0)
 
 
 def main() -> None:
@@ -230,17 +247,33 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--outbox", action="store_true",
                         help="publish through an outbox, as vision and sensors do (the engine acknowledges each batch)")
+    parser.add_argument("--keys", action="store_true",
+                        help="the bus with CURVE keys: the bare bus with and without (3 runs each, alternated), the "
+                             "engine with")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-bus-") as folder:
         bare = bare_bus(Path(folder), args.bare)
+        bare_runs = []
+        if args.keys:
+            for run in range(3):
+                for keyed in (False, True):
+                    bare_runs.append(bare_bus(Path(folder) / f"bare-{run}-{keyed}", args.bare, keyed))
         commit = commit_cost(Path(folder))
-        engine = engine_latency(Path(folder), args.rate, args.seconds, args.seed, args.outbox)
+        engine = engine_latency(Path(folder), args.rate, args.seconds, args.seed, args.outbox, args.keys)
     result = {"load_average": os.getloadavg(), "cpus": os.cpu_count(), "bare_bus": bare, "durable_commit": commit,
               "engine": engine}
+    if bare_runs:
+        result["bare_bus_runs"] = bare_runs
+        for keyed in (False, True):
+            rates = [run["messages_per_s"] for run in bare_runs if run["keys"] is keyed]
+            result["bare_bus_median_with_keys" if keyed else "bare_bus_median_without_keys"] = statistics.median(rates)
     if args.json:
         print(json.dumps(result, indent=2))
         return
     print(f"bare bus (baseline): {bare['messages_per_s']:,} messages/s ({bare['received']:,} of {bare['messages']:,})")
+    if bare_runs:
+        print(f"bare bus, 3 runs alternated: median {result['bare_bus_median_without_keys']:,} messages/s without "
+              f"keys, {result['bare_bus_median_with_keys']:,} with")
     print(f"one durable commit (the latency floor): p50 {commit['p50_ms']} ms, p99 {commit['p99_ms']} ms")
     lat = engine["latency_ms"]
     print(f"engine at {engine['target_rate']:,} events/s offered (sent {engine['send_rate']:,}/s): "

@@ -104,10 +104,10 @@ def run(coups: int, seed: int, camera: str = "direct") -> dict[str, object]:
         context = zmq.Context()
         pins = table = driver = None
         try:
-            wait_for_engine(context, stack)
+            wait_for_engine(stack)
             pins = VirtualPins(context, f"ipc://{folder}/run/pins.sock")
             driver = RenderedCamera(context, camera_endpoint(folder), seed=seed) if rendered else None
-            table = VirtualTable(context, folder, stack.shoe, pins, vision=driver)
+            table = VirtualTable(stack.bus, folder, stack.shoe, pins, vision=driver)
             table.wait_ready()
             processes = stack_processes(stack.run.pid, stack.sensors.pid)
             cpu_before = {role: cpu_seconds(pid) for role, pid in processes.items()}

@@ -14,12 +14,12 @@ import json
 import sys
 from pathlib import Path
 
+from .errors import StudTableError
 from .profiles import load_profile, profile_names
 from .rules.errors import RulesError
 from .rules.history import parse_history
 from .rules.summary import table_summary
 from .rules.table import Table
-from .rules.tomlread import TomlError
 
 
 def _print_json(data: object) -> None:
@@ -136,13 +136,14 @@ def _setup_logging(level: str = "INFO") -> None:
 def cmd_proxy(args: argparse.Namespace) -> int:
     import logging
 
+    from .bus.keys import Keys
     from .bus.proxy import Proxy
     from .config import load_config
 
     _setup_logging()
     config = load_config(args.config)
     _make_ipc_dirs(config.bus_publish, config.bus_subscribe)
-    proxy = Proxy(config.bus_publish, config.bus_subscribe)
+    proxy = Proxy(config.bus_publish, config.bus_subscribe, Keys(config.bus_keys) if config.bus_keys else None)
     while not shutdown.STOP.wait(3600):  # polled: a signal the kernel hands to another thread still ends it
         pass
     proxy.close()
@@ -151,14 +152,16 @@ def cmd_proxy(args: argparse.Namespace) -> int:
 
 
 def _make_ipc_dirs(*endpoints: str) -> None:
+    """The sockets' folders, the service user's only when made here (``bus.keys.private_socket_file``)."""
     for endpoint in endpoints:
         if endpoint.startswith("ipc://"):
-            Path(endpoint[len("ipc://"):]).parent.mkdir(parents=True, exist_ok=True)
+            # another process of the table may make it at the same moment; one that exists keeps its mode
+            Path(endpoint[len("ipc://"):]).parent.mkdir(mode=0o700, parents=True, exist_ok=True)
 
 
 def cmd_engine(args: argparse.Namespace) -> int:
-    import zmq
 
+    from .bus.keys import ENGINE, Keys, bus_context
     from .config import load_config
     from .engine import Engine, serve
     from .signing import key_path, load_or_create_key
@@ -168,13 +171,13 @@ def cmd_engine(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     config.store_path.parent.mkdir(parents=True, exist_ok=True)
     _make_ipc_dirs(config.bus_snapshot)
-    context = zmq.Context.instance()
+    context = bus_context(config.bus_keys, ENGINE)
     store = EventStore(config.store_path, config.evidence_dir)
     try:
         engine = Engine(config.rules, store, context, config.bus_subscribe, config.bus_publish,
                         config.bus_snapshot, jackpot_meter=config.jackpot_meter_cents,
                         signing=(config.table_id, load_or_create_key(key_path(config.store_path))),
-                        from_checkpoint=not args.replay_all)
+                        from_checkpoint=not args.replay_all, keys=Keys(config.bus_keys) if config.bus_keys else None)
         serve(engine)  # until SIGINT or SIGTERM, even one that came while the store was replayed
     finally:
         store.close()  # after the last batch's commit: serve returns between batches
@@ -194,6 +197,7 @@ def cmd_vision(args: argparse.Namespace) -> int:
 def cmd_sensors(args: argparse.Namespace) -> int:
     import zmq
 
+    from .bus.keys import bus_context
     from .config import load_config
     from .sensors.bridge import SensorBridge
 
@@ -207,14 +211,14 @@ def cmd_sensors(args: argparse.Namespace) -> int:
             print("stud-table sensors: --virtual-pins needs [gpio.*] pins in the configuration", file=sys.stderr)
             return 2
         factory = mock_factory()
-    context = zmq.Context.instance()
+    context = bus_context(config.bus_keys, "sensors")
     bridge = SensorBridge(config, context, pin_factory=factory)
     pins = None
     try:
         if args.virtual_pins and bridge.gpio:
             from .sensors.virtual import VirtualPinsServer
 
-            pins = VirtualPinsServer(context, args.virtual_pins, bridge.gpio, factory)
+            pins = VirtualPinsServer(zmq.Context.instance(), args.virtual_pins, bridge.gpio, factory)
         shutdown.STOP.on_stop(bridge.stop)  # at once if a signal came while starting
         bridge.run()
     finally:
@@ -222,6 +226,8 @@ def cmd_sensors(args: argparse.Namespace) -> int:
             pins.close()
         bridge.close()
     shutdown.term_context(context)
+    if pins and context is not zmq.Context.instance():  # the bus has a context of its own: the pins' one ends too
+        shutdown.term_context(zmq.Context.instance())
     return 0
 
 
@@ -347,6 +353,23 @@ def cmd_export_head(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_keys(args: argparse.Namespace) -> int:
+    from .bus.keys import PROXY, ROLES, create_keys
+    from .config import load_config
+
+    config = load_config(args.config)
+    if config.bus_keys is None:
+        print(f"stud-table keys: {args.config} names no folder for the keys: add keys = \"keys\" under [bus]",
+              file=sys.stderr)
+        return 2
+    made = create_keys(config.bus_keys, simulator=args.simulator)
+    kept = [name for name in (PROXY, *ROLES)
+            if name not in made and (config.bus_keys / f"{name}.key_secret").exists()]
+    print(f"{config.bus_keys}: made {', '.join(made) or 'none'}" + (f"; kept {', '.join(kept)}" if kept else ""))
+    print("each process reads its own role's secret key there; the proxy and the engine let in only these keys")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="stud-table", description="Casino stud poker table controller")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -464,6 +487,12 @@ def build_parser() -> argparse.ArgumentParser:
                                        "rewritten or added to since")
     verify.add_argument("--key", help="the table's public key (PEM; default: table-signing.pub beside the store)")
     verify.set_defaults(func=cmd_verify_log)
+    keys = commands.add_parser("keys", help="make the bus's CURVE key pairs (one per process role) in bus.keys")
+    keys.add_argument("--config", required=True)
+    keys.add_argument("--simulator", action="store_true",
+                      help="also the demo's virtual table's key (never on a real table: it may speak as the camera, "
+                           "the sensors and the keypad)")
+    keys.set_defaults(func=cmd_keys)
     export_head = commands.add_parser("export-head", help="the event store's latest signed head, to keep elsewhere")
     export_head.add_argument("file")
     export_head.add_argument("-o", "--out", help="write it here (default: standard output)")
@@ -515,7 +544,7 @@ def main(argv: list[str] | None = None) -> int:
 def _run(args: argparse.Namespace) -> int:
     try:
         return int(args.func(args))
-    except (RulesError, TomlError, OSError) as error:  # a bus endpoint taken included (controller.bus.BindError)
+    except (StudTableError, OSError) as error:  # a bad configuration or key, a bus endpoint taken (BindError)...
         print(f"stud-table: {error}", file=sys.stderr)
         return 2
     except Exception as error:

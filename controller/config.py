@@ -28,7 +28,7 @@ class ConfigError(TomlError):
 _SCHEMA: dict[str, set[str]] = {
     "table": {"id", "profile", "minimum_cents", "maximum_cents", "seats", "bonus", "jackpot", "card_purchase",
               "jackpot_meter_cents"},
-    "bus": {"publish", "subscribe", "snapshot"},
+    "bus": {"publish", "subscribe", "snapshot", "keys"},
     "store": {"path", "evidence"},
     "gpio": set(DEVICE_KEYS),
     "shoe": {"port", "baudrate"},
@@ -80,6 +80,9 @@ class TableConfig:
     web_allowed_hosts: tuple[str, ...] = ()
     #: the profile's file, when ``table.profile`` names one rather than a shipped profile
     profile_file: Path | None = None
+    #: the folder of the bus's CURVE keys (``stud-table keys``, ``controller.bus.keys``); None: the bus runs
+    #: unencrypted, on ipc:// only, its sockets the service user's only
+    bus_keys: Path | None = None
 
 
 def _endpoint(reader: TomlReader, key: str, default: str, base: Path) -> str:
@@ -167,6 +170,11 @@ def parse_config(text: str, source: Path) -> TableConfig:
     base = source.resolve().parent
     rules = _rules(reader, base)
     bus = _bus(reader, base)
+    keys = base / reader.string("bus.keys") if reader.raw("bus.keys", None) is not None else None
+    for name, endpoint in bus.items():
+        if keys is None and endpoint.startswith("tcp://"):
+            raise reader.fail(f"bus.{name}", f"{endpoint!r}: anyone who reaches a TCP port can speak on a bus without "
+                                             "keys: set bus.keys (made by `stud-table keys`), or use ipc://")
     layout = None
     if reader.raw("camera.layout", None) is not None:
         layout = base / reader.string("camera.layout")
@@ -194,6 +202,7 @@ def parse_config(text: str, source: Path) -> TableConfig:
         web_port=_web_port(reader, bus),
         **_web_security(reader, base),
         profile_file=base / profile if (profile := reader.string("table.profile")).endswith(".toml") else None,
+        bus_keys=keys,
     )
 
 

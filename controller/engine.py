@@ -24,7 +24,9 @@ import msgspec
 import zmq
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from . import checkpoint as checkpoints
 from .bus import BindError
+from .bus.keys import ENGINE, Keys, RoleAuthenticator, make_server, private_socket_file
 from .bus.outbox import Intake
 from .bus.schema import (
     AnyBody,
@@ -37,10 +39,7 @@ from .bus.schema import (
     TableState,
 )
 from .bus.transport import Publisher, Subscriber
-from .checkpoint import FORMAT as CHECKPOINT_FORMAT
 from .checkpoint import BadCheckpoint, Checkpoint, rules_fingerprint
-from .checkpoint import decode as decode_checkpoint
-from .checkpoint import encode as encode_checkpoint
 from .heads import DerivedDigest, sign_head
 from .referee import Outcome, Referee
 from .rules.operations import EndCoup, Settle
@@ -82,26 +81,30 @@ class Engine:
 
     def __init__(self, rules: TableRules, store: EventStore, context: zmq.Context, subscribe_endpoint: str,
                  publish_endpoint: str, snapshot_endpoint: str, name: str = "engine", jackpot_meter: int = 0,
-                 signing: tuple[str, Ed25519PrivateKey] | None = None, from_checkpoint: bool = True) -> None:
+                 signing: tuple[str, Ed25519PrivateKey] | None = None, from_checkpoint: bool = True,
+                 keys: Keys | None = None) -> None:
         """``signing``: (the table's id, its key): each coup's end is signed as a head of the log
         (``controller.heads``); None signs nothing. ``from_checkpoint``: False replays the whole log (a
-        benchmark's baseline)."""
+        benchmark's baseline). ``keys``: the bus's keys (``controller.bus.keys``): the snapshot server answers
+        only the table's roles, and proves it is the engine; the context is the one ``bus_context`` made."""
         # The meter is set before the replay: the recorded coups settle again exactly as they did.
-        self.rules = rules
-        self._rules_fingerprint = rules_fingerprint(rules)
+        self.rules, self._jackpot_meter = rules, jackpot_meter
+        self._rules_fingerprint = rules_fingerprint(rules, jackpot_meter)
         self.referee = Referee(rules, jackpot_meter)
         self.store = store
         self.subscriber = Subscriber(context, subscribe_endpoint, INPUT_PREFIXES, takes_resends=True)
         self.publisher = Publisher(context, publish_endpoint, name, heartbeat_topic="core.heartbeat")
+        self._authenticator = RoleAuthenticator(context, keys) if keys is not None else None
         self.snapshots = context.socket(zmq.ROUTER)
         self.snapshots.setsockopt(zmq.LINGER, 0)
+        if keys is not None:
+            make_server(self.snapshots, keys.pair(ENGINE))
         try:
             self.snapshots.bind(snapshot_endpoint)
         except zmq.ZMQError as error:
-            self.subscriber.close()
-            self.publisher.close()
-            self.snapshots.close()
+            self.close()
             raise BindError(snapshot_endpoint, "bus.snapshot", zmq.strerror(error.errno)) from error
+        private_socket_file(snapshot_endpoint)
         self._stop = threading.Event()
         self._signing = signing
         self._derived = DerivedDigest()  # what the heads vouch for beside the chain: the flags and coups recorded
@@ -113,7 +116,11 @@ class Engine:
         self._unsent: list[tuple[str, AnyBody]] = []
         #: the last recorded event the table has acted on
         self.acted_id = 0
-        self.replay_store(from_checkpoint)
+        try:
+            self.replay_store(from_checkpoint)
+        except BaseException:
+            self.close()
+            raise
         #: which producers' events to record, in their order, and what to acknowledge to them
         self.intake = Intake(store.last_by_publisher())
         #: after a restart, what comes is held for a moment, then recorded in the order it happened: the producers'
@@ -155,22 +162,19 @@ class Engine:
     def _resume(self) -> int:
         """Take up the latest checkpoint taken under these rules; the record it follows (0: none to take up, the
         whole log is replayed)."""
-        stored = self.store.latest_checkpoint(self._rules_fingerprint)
-        if stored is None:
-            return 0
-        after_event, body, sha256 = stored
-        head = self.store.head_at(after_event)
         try:
-            signed = json.loads(head).get("checkpoint") if head else None
-            checkpoint = decode_checkpoint(body, sha256, signed)
-        except (BadCheckpoint, ValueError) as error:
-            log.error("engine: the checkpoint at record %d cannot be used (%s); replaying the whole log",
-                      after_event, error)
+            found = checkpoints.latest(self.store.db, self.rules, self._jackpot_meter, self.store.last_id,
+                                       self._signing[1].public_key() if self._signing else None)
+        except BadCheckpoint as error:
+            log.error("engine: the latest checkpoint cannot be used (%s); replaying the whole log", error)
             return 0
+        if found is None:
+            return 0
+        checkpoint, sha256 = found
         self._take_up(checkpoint)
-        self._replayed_end = (checkpoint.ended_coup, after_event, checkpoint.derived, sha256)
-        self.acted_id = after_event
-        return after_event
+        self._replayed_end = (checkpoint.ended_coup, checkpoint.after_event, checkpoint.derived, sha256)
+        self.acted_id = checkpoint.after_event
+        return checkpoint.after_event
 
     def _take_up(self, checkpoint: Checkpoint) -> None:
         self.referee = Referee.resume(self.rules, checkpoint.referee)
@@ -180,11 +184,11 @@ class Engine:
     def _checkpoint(self, ended_coup: int, event_id: int) -> str:
         """Record the table as it stands at the end of ``ended_coup`` and go on from what was recorded; returns its
         SHA-256."""
-        checkpoint = Checkpoint(CHECKPOINT_FORMAT, ended_coup, event_id, self._derived.hexdigest(),
+        checkpoint = Checkpoint(checkpoints.FORMAT, ended_coup, event_id, self._derived.hexdigest(),
                                 self.referee.checkpoint())
-        body, sha256 = encode_checkpoint(checkpoint)
+        body, sha256 = checkpoints.encode(checkpoint)
         self.store.record_checkpoint(event_id, self._rules_fingerprint, body, sha256)
-        self._take_up(decode_checkpoint(body, sha256))
+        self._take_up(checkpoints.decode(body, sha256))
         return sha256
 
     def _sign_head(self, coup: int, event_id: int, derived: str, checkpoint: str) -> None:
@@ -355,6 +359,8 @@ class Engine:
         self.subscriber.close()
         self.publisher.close()
         self.snapshots.close()
+        if self._authenticator is not None:
+            self._authenticator.stop()
 
 
 def serve(engine: Engine) -> None:

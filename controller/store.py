@@ -149,6 +149,11 @@ class EventStore:
     def last_id(self) -> int:
         return self._last_id
 
+    @property
+    def db(self) -> sqlite3.Connection:
+        """The connection, for readers that query the store's tables themselves (``checkpoint.latest``)."""
+        return self._db
+
     @contextmanager
     def transaction(self) -> Iterator[None]:
         """One durable commit for everything written inside: the engine's batch of events and the flags, coups and
@@ -218,16 +223,6 @@ class EventStore:
 
     def record_checkpoint(self, after_event: int, rules: str, body: str, sha256: str) -> None:
         self._db.execute("INSERT OR IGNORE INTO checkpoints VALUES (?, ?, ?, ?)", (after_event, rules, body, sha256))
-
-    def latest_checkpoint(self, rules: str) -> tuple[int, str, str] | None:
-        """(record, body, SHA-256) of the latest checkpoint taken under ``rules``; None when there is none."""
-        return self._db.execute("SELECT after_event, body, sha256 FROM checkpoints WHERE rules = ? "
-                                "ORDER BY after_event DESC LIMIT 1", (rules,)).fetchone()
-
-    def head_at(self, event_id: int) -> str | None:
-        """The body of the signed head at record ``event_id``; None when there is none."""
-        row = self._db.execute("SELECT body FROM heads WHERE last_event = ?", (event_id,)).fetchone()
-        return None if row is None else row[0]
 
     # --- derived indexes -----------------------------------------------------
 

@@ -15,7 +15,16 @@ from tables import rules_for
 
 from controller.bus.clone import TableFollower
 from controller.bus.proxy import Proxy
-from controller.bus.schema import BadMessage, ButtonPressed, CardPlaced, Envelope, EvidenceSaved, decode, encode
+from controller.bus.schema import (
+    BadMessage,
+    ButtonPressed,
+    CameraStatus,
+    CardPlaced,
+    Envelope,
+    EvidenceSaved,
+    decode,
+    encode,
+)
 from controller.bus.transport import Publisher, Subscriber
 from controller.engine import Engine
 from controller.store import EventStore, NewEvent
@@ -31,14 +40,15 @@ def bus(tmp_path):
     context.destroy(linger=0)
 
 
-def _joined(publisher_socket, subscriber: Subscriber, topic: str = "vision.probe") -> None:
+def _joined(publisher_socket, subscriber: Subscriber, topic: str = "vision.camera") -> None:
     """Publish probes until the subscription has reached the proxy (ZeroMQ's slow joiner)."""
     seq = 0
 
     def probe() -> bool:
         nonlocal seq
         seq += 1
-        send(publisher_socket, topic, Envelope("probe", seq, seq, 0, ButtonPressed("no_more_bets")))
+        body = CameraStatus(True) if topic == "vision.camera" else ButtonPressed("no_more_bets")
+        send(publisher_socket, topic, Envelope("probe", seq, seq, 0, body))
         return subscriber.receive(20) is not None
 
     assert wait_until(probe, timeout=10)
@@ -71,7 +81,7 @@ def test_out_of_sequence_messages_are_dropped_and_gaps_counted(bus):
     context, publish, subscribe, _ = bus
     subscriber = Subscriber(context, subscribe, ("sensor.",))
     raw = raw_publisher(context, publish)
-    _joined(raw, subscriber, "sensor.probe")
+    _joined(raw, subscriber, "sensor.button")
     body = ButtonPressed("end_of_deal")
     for seq in (1, 2, 2, 1, 5, 4, 6):
         send(raw, "sensor.button", Envelope("shoe", seq, seq, 0, body))
@@ -82,6 +92,23 @@ def test_out_of_sequence_messages_are_dropped_and_gaps_counted(bus):
     assert delivered == [1, 2, 1, 5, 6]
     assert subscriber.stats.dropped["out_of_sequence"] == 2
     assert subscriber.stats.missed == 3  # after the restart at #1, #2 to #4 never came
+    raw.close()
+    subscriber.close()
+
+
+def test_a_message_replayed_from_the_same_run_is_dropped_even_as_number_1(bus):
+    context, publish, subscribe, _ = bus
+    subscriber = Subscriber(context, subscribe, ("sensor.",))
+    raw = raw_publisher(context, publish)
+    _joined(raw, subscriber, "sensor.button")
+    body = ButtonPressed("payment_done")
+    for seq, instance in ((1, "run-a"), (2, "run-a"), (1, "run-a"), (2, "run-a"), (1, "run-b")):
+        send(raw, "sensor.button", Envelope("sensors-t1", seq, seq, 0, body, instance))
+    delivered = []
+    while (message := subscriber.receive(300)) is not None:
+        delivered.append((message[1].seq, message[1].instance))
+    assert delivered == [(1, "run-a"), (2, "run-a"), (1, "run-b")]  # the replays dropped; a new run restarts at #1
+    assert subscriber.stats.dropped["out_of_sequence"] == 2
     raw.close()
     subscriber.close()
 

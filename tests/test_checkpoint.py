@@ -16,6 +16,7 @@ from tables import rules_for
 from webutil import faulty_coups, table_config
 
 from controller.bus.schema import CameraStatus, ChipsChanged, Envelope
+from controller.checkpoint import latest
 from controller.engine import Engine
 from controller.heads import check_heads
 from controller.rules.operations import EndCoup
@@ -112,7 +113,8 @@ def test_an_engine_started_from_its_checkpoint_stands_where_a_whole_replay_stand
     caplog.set_level(logging.INFO, logger="controller.engine")
     resumed = _engine(config, tmp_path)
     from_checkpoint = {**msgspec.to_builtins(resumed.state()), "inside": _inside(resumed)}
-    checkpoint = resumed.store.latest_checkpoint(resumed._rules_fingerprint)
+    public = load_or_create_key(key_path(config.store_path)).public_key()
+    checkpoint = latest(resumed.store.db, config.rules, 0, resumed.store.last_id, public)
     _close(resumed)
     replayed = _engine(config, tmp_path, from_checkpoint=False)
     whole = {**msgspec.to_builtins(replayed.state()), "inside": _inside(replayed)}
@@ -121,9 +123,8 @@ def test_an_engine_started_from_its_checkpoint_stands_where_a_whole_replay_stand
     assert from_checkpoint == live
     assert whole == live
     assert checkpoint is not None
-    total = live["recorded_events"]
-    assert f"replayed {total - checkpoint[0]} recorded events after the checkpoint at record {checkpoint[0]}" \
-        in caplog.text
+    total, after = live["recorded_events"], checkpoint[0].after_event
+    assert f"replayed {total - after} recorded events after the checkpoint at record {after}" in caplog.text
     assert f"replayed {total} recorded events;" in caplog.text
 
 
@@ -146,7 +147,8 @@ def test_other_rules_replay_the_whole_log(tmp_path, caplog):
     assert f"replayed {live['recorded_events']} recorded events;" in caplog.text
 
 
-def test_a_checkpoint_changed_behind_the_engines_back_is_not_used_and_verify_names_it(tmp_path, caplog):
+@pytest.mark.parametrize("head", ["kept", "deleted"])
+def test_a_checkpoint_changed_behind_the_engines_back_is_not_used_and_verify_names_it(tmp_path, caplog, head):
     config = table_config(tmp_path)
     live = _recorded(config, tmp_path)
     after_event, body, _sha = _checkpoints(config.store_path)[-1]
@@ -155,12 +157,18 @@ def test_a_checkpoint_changed_behind_the_engines_back_is_not_used_and_verify_nam
     digest = hashlib.sha256(forged.encode()).hexdigest()
     _tamper(config.store_path, f"UPDATE checkpoints SET body = '{forged}', sha256 = '{digest}' "
                                f"WHERE after_event = {after_event}")
+    if head == "deleted":  # the head that names the true one gone with it
+        _tamper(config.store_path, f"DELETE FROM heads WHERE last_event = {after_event}", "heads")
     caplog.set_level(logging.INFO, logger="controller.engine")
     engine = _engine(config, tmp_path)
     state = {**msgspec.to_builtins(engine.state()), "inside": _inside(engine)}
     _close(engine)
-    assert f"the checkpoint at record {after_event} cannot be used (its coup's signed head names another" in caplog.text
+    reason = ("its coup's signed head names another" if head == "kept" else
+              f"no signed head at record {after_event} vouches for it")
+    assert f"the latest checkpoint cannot be used ({reason}" in caplog.text
     assert state == live  # the whole log replayed instead
+    if head == "deleted":
+        return
     public = load_or_create_key(key_path(config.store_path)).public_key()
     findings = check_heads(config.store_path, public)
     assert any(f"the checkpoint at record {after_event} was changed or deleted" in p for p in findings.problems)
@@ -173,9 +181,40 @@ def _checkpoints(path: Path) -> list[tuple[int, str, str]]:
     return rows
 
 
-def _tamper(path: Path, statement: str) -> None:
+def _tamper(path: Path, statement: str, table: str = "checkpoints") -> None:
     db = sqlite3.connect(path)
-    db.executescript("DROP TRIGGER checkpoints_no_update; DROP TRIGGER checkpoints_no_delete;")
+    db.executescript(f"DROP TRIGGER IF EXISTS {table}_no_update; DROP TRIGGER IF EXISTS {table}_no_delete;")
     db.execute(statement)
     db.commit()
     db.close()
+
+
+def test_the_reviews_coup_replays_from_the_coup_befores_checkpoint_as_from_the_first_record(tmp_path, monkeypatch):
+    from controller.web import store_view
+    from controller.web.store_view import StoreView
+
+    config = table_config(tmp_path)
+    _recorded(config, tmp_path)
+    coups = StoreView(config.store_path, config.evidence_dir, config.rules, "t",
+                                                  key_file=key_path(config.store_path)).coups()
+    assert len(coups) == 4
+    taken_up = []
+    real_latest = store_view.latest_checkpoint
+
+    def watched(db, rules, meter, until, key):
+        assert key is not None  # the table's key, beside the store: the heads' signatures are checked
+        found = real_latest(db, rules, meter, until, key)
+        taken_up.append(found[0].after_event if found else 0)
+        return found
+
+    monkeypatch.setattr(store_view, "latest_checkpoint", watched)
+    from_checkpoints = [StoreView(config.store_path, config.evidence_dir, config.rules, "t",
+                                                  key_file=key_path(config.store_path)).replay(
+        coup["number"], coup["last_event"]) for coup in coups]
+    assert taken_up[0] == 0 and all(taken_up[1:])  # the first coup has no coup before it
+    _tamper(config.store_path, "DELETE FROM checkpoints")
+    from_the_start = [StoreView(config.store_path, config.evidence_dir, config.rules, "t",
+                                                  key_file=key_path(config.store_path)).replay(
+        coup["number"], coup["last_event"]) for coup in coups]
+    assert from_checkpoints == from_the_start
+    assert [state["coup"] for state in from_the_start] == [1, 2, 3, 4]

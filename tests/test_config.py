@@ -137,6 +137,8 @@ WRONG_VALUES = [
     ('publish = "ipc://run/pub.sock"', 'publish = "tcp://*:5555"', "bus.publish", "with a host name"),
     ('publish = "ipc://run/pub.sock"', 'publish = "tcp://host"', "bus.publish", "tcp://HOST:PORT"),
     ('publish = "ipc://run/pub.sock"', 'publish = "tcp://host:70000"', "bus.publish", "tcp://HOST:PORT"),
+    ('publish = "ipc://run/pub.sock"', 'publish = "tcp://127.0.0.1:5555"', "bus.publish",
+     "can speak on a bus without keys: set bus.keys"),
     ('publish = "ipc://run/pub.sock"', 'publish = "inproc://bus"', "bus.publish", "ipc://PATH"),
     ('publish = "ipc://run/pub.sock"', f'publish = "ipc:///tmp/{"x" * 110}"', "bus.publish", "longer than 107"),
     ('publish = "ipc://run/pub.sock"', 'publish = "ipc://run/"', "bus.publish", "names a folder"),
@@ -182,7 +184,8 @@ def test_the_same_socket_spelled_two_ways_is_refused(tmp_path, spelling):
 
 def test_one_tcp_port_is_refused_for_two_sockets_whatever_the_hosts_spelling(tmp_path):
     tcp = (BASE.replace('publish = "ipc://run/pub.sock"', 'publish = "tcp://127.0.0.1:5555"')
-           .replace('subscribe = "ipc://run/sub.sock"', 'subscribe = "tcp://localhost:5556"'))
+           .replace('subscribe = "ipc://run/sub.sock"', 'subscribe = "tcp://localhost:5556"')
+           .replace('snapshot = "ipc://run/snap.sock"', 'snapshot = "ipc://run/snap.sock"\nkeys = "keys"'))
     assert load_config(_write(tmp_path, tcp)).bus_subscribe == "tcp://localhost:5556"
     error = _refused(tmp_path, tcp.replace("localhost:5556", "localhost:5555"))
     assert (error.key, error.line) == ("bus.subscribe", _line_of('subscribe = "ipc://run/sub.sock"'))

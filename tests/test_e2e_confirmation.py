@@ -59,9 +59,9 @@ def test_every_doubt_is_confirmed_by_the_dealer_and_the_coups_settle_as_the_rule
     vision = DoubtingVision()
     pins = table = None
     try:
-        wait_for_engine(context, stack)
+        wait_for_engine(stack)
         pins = VirtualPins(context, f"ipc://{stack.folder}/run/pins.sock")
-        table = VirtualTable(context, stack.folder, stack.shoe, pins, vision=vision)
+        table = VirtualTable(stack.bus, stack.folder, stack.shoe, pins, vision=vision)
         table.wait_ready()
         table.play(timeline.opening)
         for plan in timeline.coups:

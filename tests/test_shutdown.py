@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from controller.bus.keys import create_keys
+
 ROOT = Path(__file__).resolve().parent.parent
 MARKS = ("Traceback", "KeyboardInterrupt")
 
@@ -34,9 +36,10 @@ def test_a_bus_endpoint_taken_is_one_line_naming_it_and_exit_2(tmp_path, command
             f"tcp://127.0.0.1:{free_port}", taken)
         setting = "bus.publish" if command == "proxy" else "bus.snapshot"
         config = tmp_path / "table.toml"
+        create_keys(tmp_path / "keys")  # a tcp:// bus needs them
         config.write_text(f'[table]\nid = "t"\nprofile = "fr-2007"\nminimum_cents = 1000\nmaximum_cents = 50000\n'
                           f'[bus]\npublish = "{publish}"\nsubscribe = "{other}"\nsnapshot = "{snapshot}"\n'
-                          f'[store]\npath = "{tmp_path}/var/events.sqlite"\n')
+                          f'keys = "keys"\n[store]\npath = "{tmp_path}/var/events.sqlite"\n')
         done = subprocess.run([sys.executable, "-m", "controller.cli", command, "--config", str(config)], cwd=ROOT,
                               capture_output=True, text=True, timeout=60)
     assert done.returncode == 2, done.stderr

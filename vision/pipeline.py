@@ -23,6 +23,7 @@ import numpy as np
 import zmq
 
 from controller.bus.clone import SnapshotTimeout, request_snapshot
+from controller.bus.keys import bus_context, engine_key
 from controller.bus.schema import CameraStatus, EvidenceSaved, FlagRaised, TableState
 from controller.bus.transport import Publisher, Subscriber
 from controller.config import TableConfig
@@ -106,7 +107,8 @@ class VisionProcess:
     def _join_mid_coup(self, context: zmq.Context) -> None:
         """Started (or restarted) in the middle of a coup: take the phase from the engine's snapshot."""
         try:
-            self.tracker.follow(request_snapshot(context, self.config.bus_snapshot, timeout_ms=1000)["state"])
+            self.tracker.follow(request_snapshot(context, self.config.bus_snapshot, timeout_ms=1000,
+                                                 engine_key=engine_key(self.config.bus_keys))["state"])
         except (SnapshotTimeout, KeyError, ValueError) as error:
             log.info("vision: no table state from the engine yet (%s): it comes with its next update", error)
 
@@ -266,7 +268,7 @@ class VisionProcess:
 def cmd_vision(config: TableConfig) -> int:
     from controller.shutdown import STOP, term_context
 
-    context = zmq.Context.instance()
+    context = bus_context(config.bus_keys, "vision")  # the camera's frames keep zmq.Context.instance()
     process = VisionProcess(config, context)  # a SIGINT or SIGTERM while it starts is recorded: it stops at once
     callback = STOP.on_stop(process.stop)  # STOP's handler: installed by ``controller.cli.main``
     try:

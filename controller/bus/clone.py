@@ -25,9 +25,14 @@ class SnapshotTimeout(StudTableError, TimeoutError):
     """No snapshot came back from the engine in time."""
 
 
-def request_snapshot(context: zmq.Context, endpoint: str, timeout_ms: int = 3000) -> dict[str, Any]:
+def request_snapshot(context: zmq.Context, endpoint: str, timeout_ms: int = 3000,
+                     engine_key: bytes | None = None) -> dict[str, Any]:
+    """``engine_key``: the engine's public key, on a bus with keys (``controller.bus.keys.engine_key``): the
+    snapshot comes from the engine, proven by its key, to a client the engine knows by its own."""
     socket = context.socket(zmq.DEALER)
     socket.setsockopt(zmq.LINGER, 0)
+    if engine_key is not None:
+        socket.setsockopt(zmq.CURVE_SERVERKEY, engine_key)
     socket.connect(endpoint)
     try:
         socket.send(b"snapshot")
@@ -42,15 +47,16 @@ def request_snapshot(context: zmq.Context, endpoint: str, timeout_ms: int = 3000
 class TableFollower:
     """Keeps the table state as the engine publishes it, from a snapshot on."""
 
-    def __init__(self, context: zmq.Context, subscribe_endpoint: str, snapshot_endpoint: str) -> None:
+    def __init__(self, context: zmq.Context, subscribe_endpoint: str, snapshot_endpoint: str,
+                 engine_key: bytes | None = None) -> None:
         self.subscriber = Subscriber(context, subscribe_endpoint, ("core.",))
-        self._context, self._snapshot_endpoint = context, snapshot_endpoint
+        self._context, self._snapshot_endpoint, self._engine_key = context, snapshot_endpoint, engine_key
         self.skipped = 0
         self.resyncs = 0  # snapshots taken again after a missed update
         self._take_snapshot()
 
     def _take_snapshot(self) -> None:
-        snapshot = request_snapshot(self._context, self._snapshot_endpoint)
+        snapshot = request_snapshot(self._context, self._snapshot_endpoint, engine_key=self._engine_key)
         self.engine: str = snapshot["publisher"]
         self.instance: str = snapshot["instance"]
         self.seq: int = snapshot["seq"]

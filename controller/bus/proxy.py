@@ -1,14 +1,31 @@
-"""The XSUB/XPUB forwarder at the centre of the bus (ipc:// on the Pi, tcp:// by configuration)."""
+"""The XSUB/XPUB forwarder at the centre of the bus (ipc:// on the Pi, tcp:// by configuration).
+
+With keys (``controller.bus.keys``), it is the CURVE server of every publisher and subscriber, and it passes on a
+message only when the role whose key sent it may publish its topic under its publisher name; what it refuses is
+counted (``Proxy.refused``), and logged, by role and reason.
+"""
 
 from __future__ import annotations
 
 import logging
 import threading
 import uuid
+from collections import Counter
 
+import msgspec
 import zmq
 
 from controller.bus import BindError
+from controller.bus.keys import (
+    PROXY,
+    ROLES,
+    Keys,
+    RoleAuthenticator,
+    make_server,
+    private_socket_file,
+    worth_logging,
+)
+from controller.bus.schema import MAX_MESSAGE_BYTES
 from controller.shutdown import block_stop_signals, term_context
 
 log = logging.getLogger(__name__)
@@ -24,8 +41,15 @@ class Proxy:
     hands to the proxy's thread interrupts ``zmq_proxy`` there.)
     """
 
-    def __init__(self, publish_endpoint: str, subscribe_endpoint: str) -> None:
+    def __init__(self, publish_endpoint: str, subscribe_endpoint: str, keys: Keys | None = None) -> None:
         self._context = zmq.Context()
+        #: the proxy's own key pair, read here: a key missing stops the proxy before it starts
+        self._pair = keys.pair(PROXY) if keys is not None else None
+        #: (role, reason) -> messages not passed on
+        self.refused: Counter[tuple[str, str]] = Counter()
+        #: connections refused for want of keys, or with keys for another server (``peers_refused``)
+        self._handshakes_failed = 0
+        self._authenticator = RoleAuthenticator(self._context, keys) if keys is not None else None
         self.publish_endpoint = publish_endpoint  # publishers connect here (XSUB)
         self.subscribe_endpoint = subscribe_endpoint  # subscribers connect here (XPUB)
         self._control_endpoint = f"inproc://proxy-control-{uuid.uuid4().hex}"
@@ -55,10 +79,14 @@ class Proxy:
             control.connect(self._control_endpoint)
             for socket, endpoint, setting in ((frontend, self.publish_endpoint, "bus.publish"),
                                               (backend, self.subscribe_endpoint, "bus.subscribe")):
+                if self._pair is not None:
+                    make_server(socket, self._pair)
+                    socket.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES + 1024)  # larger: the peer is cut off
                 try:
                     socket.bind(endpoint)
                 except zmq.ZMQError as error:
                     raise BindError(endpoint, setting, zmq.strerror(error.errno)) from error
+                private_socket_file(endpoint)
         except (zmq.ZMQError, BindError) as error:
             self._error = error
             for socket in (frontend, backend, control):
@@ -69,7 +97,10 @@ class Proxy:
         try:
             while True:
                 try:
-                    zmq.proxy_steerable(frontend, backend, None, control)
+                    if self._pair is None:
+                        zmq.proxy_steerable(frontend, backend, None, control)
+                    else:
+                        self._forward_checked(frontend, backend, control)
                     break  # TERMINATE
                 except zmq.InterruptedSystemCall:
                     continue  # a signal (not SIGINT or SIGTERM: those are blocked here); the sockets stay as they are
@@ -80,6 +111,59 @@ class Proxy:
         finally:
             for socket in (frontend, backend, control):
                 socket.close()
+
+    def _forward_checked(self, frontend: zmq.Socket, backend: zmq.Socket, control: zmq.Socket) -> None:
+        """Forward as ``zmq.proxy_steerable`` does, each message checked against its sender's role; until
+        ``TERMINATE``."""
+        # a key the ZAP handler refuses is counted there (``RoleAuthenticator.refused``)
+        failed = zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
+        monitors = [frontend.get_monitor_socket(failed), backend.get_monitor_socket(failed)]
+        poller = zmq.Poller()
+        for socket in (frontend, backend, control, *monitors):
+            poller.register(socket, zmq.POLLIN)
+        try:
+            self._forward(frontend, backend, control, monitors, poller)
+        finally:
+            for socket in (frontend, backend):
+                socket.disable_monitor()
+            for monitor in monitors:
+                monitor.close()
+
+    def _forward(self, frontend: zmq.Socket, backend: zmq.Socket, control: zmq.Socket, monitors: list[zmq.Socket],
+                 poller: zmq.Poller) -> None:
+        while True:
+            ready = dict(poller.poll())
+            if control in ready and control.recv() == b"TERMINATE":
+                return
+            for monitor in monitors:
+                if monitor in ready:
+                    monitor.recv_multipart()
+                    self._handshakes_failed += 1
+                    if worth_logging(self._handshakes_failed):
+                        log.warning("bus proxy: %d connection(s) refused: no keys, or keys for another server",
+                                    self._handshakes_failed)
+            if backend in ready:  # a subscription, passed up to the publishers
+                frontend.send_multipart(backend.recv_multipart())
+            if frontend in ready:
+                for _ in range(1000):  # what is queued, then the subscriptions and the control get their turn
+                    try:
+                        frames = frontend.recv_multipart(zmq.NOBLOCK, copy=False)
+                    except zmq.Again:
+                        break
+                    role = frames[0].get("User-Id")
+                    reason = _refusal(role, frames)
+                    if reason is None:
+                        backend.send_multipart(frames, copy=False)
+                        continue
+                    self.refused[role, reason] += 1
+                    if worth_logging(self.refused[role, reason]):
+                        log.warning("bus proxy: %d message(s) from the %s key not passed on: %s",
+                                    self.refused[role, reason], role, reason)
+
+    @property
+    def peers_refused(self) -> int:
+        """Connections refused: without keys, with keys for another server, or with a key of no role (never kept)."""
+        return self._handshakes_failed + (self._authenticator.refused if self._authenticator else 0)
 
     def close(self, timeout_s: float = 5.0) -> None:
         """Stop forwarding, close every socket, terminate the context; within ``timeout_s`` at most."""
@@ -98,4 +182,31 @@ class Proxy:
 
     def _close_context(self, timeout_s: float = 5.0) -> None:
         self._control.close()
+        if self._authenticator is not None:
+            self._authenticator.stop()
         term_context(self._context, timeout_s, "bus proxy's ZeroMQ context")
+
+
+class _Sender(msgspec.Struct):
+    """The one field of an envelope the proxy reads."""
+
+    publisher: str
+
+
+_sender = msgspec.json.Decoder(_Sender)
+
+
+def _refusal(role: str, frames: list[zmq.Frame]) -> str | None:
+    """Why the message the ``role``'s key sent is not passed on; None when it is. A message whose envelope cannot be
+    read is passed on if its topic is the role's: each subscriber drops it and counts it, as without keys."""
+    permitted = ROLES[role]
+    topic = frames[0].bytes.decode(errors="replace")
+    if not topic.startswith(permitted.topics):
+        return f"the {role} role does not publish {topic[:40]!r}"
+    try:
+        publisher = _sender.decode(frames[1].bytes).publisher if len(frames) == 2 else None
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        publisher = None
+    if publisher is not None and not permitted.may_publish(topic, publisher):
+        return f"the {role} role does not publish as {publisher[:40]!r}"
+    return None

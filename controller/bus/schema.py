@@ -16,8 +16,6 @@ import msgspec
 
 from ..errors import StudTableError
 
-#: The topics' prefixes, one per kind of publisher.
-PREFIXES = ("vision.", "sensor.", "dealer.", "core.")
 #: Messages larger than this are refused unread.
 MAX_MESSAGE_BYTES = 64 * 1024
 
@@ -217,18 +215,52 @@ class Envelope(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     after: int | None = None
 
 
+#: What each topic carries: a message whose body is not of its topic's kinds is refused (a ``vision.card`` that is
+#: a ``TableState`` would pass a subscriber's prefix as what it is not).
+TOPIC_BODIES: dict[str, tuple[type[Body], ...]] = {
+    "vision.card": (CardPlaced, CardIdentified, CardExposed, CardsLifted, CardRemoved),
+    "vision.chips": (ChipsChanged,),
+    "vision.camera": (CameraStatus,),
+    "vision.evidence": (EvidenceSaved,),
+    "vision.heartbeat": (Heartbeat,),
+    "sensor.button": (ButtonPressed,),
+    "sensor.cut_card": (CutCard,),
+    "sensor.shoe": (ShoePresence, ShoeCardDrawn, ShoeLink),
+    "sensor.flood": (SensorFlood,),
+    "sensor.jackpot": (JackpotMeter,),
+    "sensor.heartbeat": (Heartbeat,),
+    "dealer.keypad": (DealerOperation,),
+    "core.state": (TableState,),
+    "core.flag": (FlagRaised,),
+    "core.payouts": (CoupSettled,),
+    "core.refused": (Refused,),
+    "core.ack": (Acknowledged,),
+    "core.heartbeat": (Heartbeat,),
+}
+
 _encoder = msgspec.json.Encoder()
 _decoder = msgspec.json.Decoder(Envelope)
 
 
 class BadMessage(StudTableError, ValueError):
-    """A message that is not one of ours; says why."""
+    """A message that is not one of ours; says why, and ``reason`` is the kind a subscriber counts it under."""
+
+    def __init__(self, message: str, reason: str = "malformed") -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 def encode(topic: str, envelope: Envelope) -> list[bytes]:
-    if not topic.startswith(PREFIXES):
-        raise BadMessage(f"topic {topic!r} has none of the prefixes {', '.join(PREFIXES)}")
+    _check_topic(topic, envelope)
     return [topic.encode(), _encoder.encode(envelope)]
+
+
+def _check_topic(topic: str, envelope: Envelope) -> None:
+    kinds = TOPIC_BODIES.get(topic)
+    if kinds is None:
+        raise BadMessage(f"unknown topic {topic[:40]!r}")
+    if not isinstance(envelope.body, kinds):
+        raise BadMessage(f"topic mismatch: {topic} does not carry {type(envelope.body).__name__}", "topic_mismatch")
 
 
 def decode(frames: list[bytes]) -> tuple[str, Envelope]:
@@ -237,17 +269,18 @@ def decode(frames: list[bytes]) -> tuple[str, Envelope]:
         raise BadMessage(f"expected 2 frames (topic, envelope), got {len(frames)}")
     raw_topic, payload = frames
     if len(payload) > MAX_MESSAGE_BYTES:
-        raise BadMessage(f"oversized message: {len(payload)} bytes > {MAX_MESSAGE_BYTES}")
+        raise BadMessage(f"oversized message: {len(payload)} bytes > {MAX_MESSAGE_BYTES}", "oversized")
     try:
         topic = raw_topic.decode()
     except UnicodeDecodeError:
         raise BadMessage("topic is not UTF-8") from None
-    if not topic.startswith(PREFIXES):
+    if topic not in TOPIC_BODIES:
         raise BadMessage(f"unknown topic {topic[:40]!r}")
     try:
         envelope = _decoder.decode(payload)
     except (msgspec.ValidationError, msgspec.DecodeError) as error:
         raise BadMessage(f"{topic}: {error}") from None
+    _check_topic(topic, envelope)
     if envelope.seq < 1:
         raise BadMessage(f"{topic}: sequence number {envelope.seq} < 1")
     return topic, envelope

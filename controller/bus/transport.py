@@ -25,6 +25,9 @@ log = logging.getLogger(__name__)
 HEARTBEAT_MS = 1000
 #: A publisher silent for this long is taken as gone.
 SILENCE_MS = 3500
+#: For this long after a subscriber connects, its subscription may not have reached every publisher (ZeroMQ's slow
+#: joiner; longer with keys, each connection's handshake first): a gap then is counted, not warned of.
+JOINING_S = 3.0
 
 
 class Publisher:
@@ -55,11 +58,11 @@ class Publisher:
 
     def publish(self, topic: str, body: AnyBody) -> Envelope:
         with self._lock:
-            self.seq += 1
             outbox = None if isinstance(body, Heartbeat) else self.outbox  # a heartbeat is never recorded
-            envelope = Envelope(self.name, self.seq, time.monotonic_ns(), time.time_ns(), body, self.instance,
+            envelope = Envelope(self.name, self.seq + 1, time.monotonic_ns(), time.time_ns(), body, self.instance,
                                 outbox.last_kept if outbox is not None else None)
-            frames = encode(topic, envelope)
+            frames = encode(topic, envelope)  # refused (BadMessage) before it takes a number: no gap behind it
+            self.seq += 1
             if outbox is not None:
                 outbox.keep(self.seq, frames)
             self._socket.send_multipart(frames)
@@ -125,6 +128,7 @@ class Subscriber:
         self._socket = self._connect()
 
     def _connect(self) -> zmq.Socket:
+        self._connected_at = time.monotonic()
         socket = self._context.socket(zmq.SUB)
         socket.setsockopt(zmq.LINGER, 0)
         socket.setsockopt(zmq.RCVHWM, 100_000)
@@ -169,8 +173,7 @@ class Subscriber:
         try:
             topic, envelope = decode(frames)
         except BadMessage as error:
-            reason = "oversized" if "oversized" in str(error) else "malformed"
-            self._drop(reason, str(error)[:300])
+            self._drop(error.reason, str(error)[:300])
             return None
         now = time.monotonic_ns()
         self._last_any_ns = now
@@ -185,13 +188,17 @@ class Subscriber:
         elif envelope.after is not None and envelope.seq <= peer.last_seq:
             self.stats.dropped["resent"] += 1  # an outbox resending what the engine missed: not this one's business
             return None
-        elif envelope.seq <= peer.last_seq and envelope.seq != 1:
+        elif envelope.seq <= peer.last_seq and (envelope.instance or envelope.seq != 1):
+            # A run's number met again is a replay (a restart shows as a new instance); an envelope without an
+            # instance restarts at #1
             self._drop("out_of_sequence", f"{envelope.publisher} #{envelope.seq} after #{peer.last_seq}")
             return None
         else:
             if peer.last_seq and envelope.seq > peer.last_seq + 1:
                 self.stats.missed += envelope.seq - peer.last_seq - 1
-                log.warning("bus: %s skipped from #%d to #%d", envelope.publisher, peer.last_seq, envelope.seq)
+                joining = time.monotonic() - self._connected_at < JOINING_S
+                log.log(logging.INFO if joining else logging.WARNING, "bus: %s skipped from #%d to #%d%s",
+                        envelope.publisher, peer.last_seq, envelope.seq, " while joining" if joining else "")
             newest_seq = envelope.seq
         peer.last_seq, peer.last_seen_ns = newest_seq, now
         if peer.gone:

@@ -229,7 +229,7 @@ def _play(context: zmq.Context, stack: Stack, script: Script, coups: int | None,
     began = time.monotonic()
     results = Results()
     try:
-        wait_for_engine(context, stack, stop=stop, tick=tick)
+        wait_for_engine(stack, stop=stop, tick=tick)
         report.say("engine ready: it answers for the table's state")
         url = f"http://127.0.0.1:{stack.port}/display"
         report.plain(f"croupier display: {url}")
@@ -240,7 +240,7 @@ def _play(context: zmq.Context, stack: Stack, script: Script, coups: int | None,
         pins = VirtualPins(context, f"ipc://{stack.folder}/run/pins.sock", stop=stop)
         driver = (RenderedCamera(context, camera_endpoint(stack.folder), seed=seed, conditions=conditions)
                   if rendered else None)
-        table = VirtualTable(context, stack.folder, stack.shoe, pins, pace_s=pace_s,
+        table = VirtualTable(stack.bus, stack.folder, stack.shoe, pins, pace_s=pace_s,
                              on_settled=lambda body: _announce(report, body), vision=driver, stop=stop, tick=tick)
         results = table.results
         report.say("waiting for the sensors process (mock GPIO pins, the shoe's serial port)...")

@@ -20,6 +20,7 @@ from pathlib import Path
 import zmq
 
 from controller.bus.clone import SnapshotTimeout, request_snapshot
+from controller.bus.keys import bus_context, create_keys, engine_key
 from controller.shutdown import parent_death_signal
 
 from .devices import PtyShoe, Stop, Stopped, never
@@ -40,6 +41,7 @@ jackpot_meter_cents = {meter}
 publish = "ipc://run/pub.sock"
 subscribe = "ipc://run/sub.sock"
 snapshot = "ipc://run/snap.sock"
+keys = "keys"
 
 [store]
 path = "var/events.sqlite"
@@ -108,6 +110,8 @@ class Stack:
     shoe: PtyShoe
     port: int
     logs: list[object]
+    #: the demo's own sockets on the table's bus (the virtual table's, a snapshot's), with the simulator's key
+    bus: zmq.Context
 
     def stop(self, timeout_s: float = STACK_STOP_S) -> list[str]:
         """SIGTERM to both (the supervisor stops its own children, the proxy last), waiting ``timeout_s`` at most;
@@ -127,6 +131,7 @@ class Stack:
         self.shoe.close()
         for log in self.logs:
             log.close()  # type: ignore[attr-defined]
+        self.bus.destroy(linger=0)
         return killed
 
 
@@ -144,7 +149,8 @@ def start_stack(folder: Path, profile_name: str, rendered: bool = False) -> Stac
     from .script import table_rules
 
     rules = table_rules(profile_name)
-    (folder / "run").mkdir(parents=True, exist_ok=True)
+    (folder / "run").mkdir(mode=0o700, parents=True, exist_ok=True)
+    create_keys(folder / "keys", simulator=True)  # the bus encrypted and authenticated, as on a real table
     port = _free_port()
     table = CONFIG.format(profile=profile_name, minimum=MINIMUM_CENTS, maximum=MAXIMUM_CENTS,
                           bonus=_toml_bool(rules.bonus), purchase=_toml_bool(rules.card_purchase),
@@ -165,11 +171,10 @@ def start_stack(folder: Path, profile_name: str, rendered: bool = False) -> Stac
                                 f"ipc://{folder}/run/pins.sock"], stdout=sensors_log, stderr=subprocess.STDOUT,
                                stdin=subprocess.DEVNULL, process_group=0, preexec_fn=_die_with_parent)
     shoe = PtyShoe(shoe_link)
-    return Stack(folder, run, sensors, shoe, port, [run_log, sensors_log])
+    return Stack(folder, run, sensors, shoe, port, [run_log, sensors_log], bus_context(folder / "keys", "simulator"))
 
 
-def wait_for_engine(context: zmq.Context, stack: Stack, stop: Stop = never,
-                    tick: Callable[[], None] | None = None) -> dict[str, object]:
+def wait_for_engine(stack: Stack, stop: Stop = never, tick: Callable[[], None] | None = None) -> dict[str, object]:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if stop():
@@ -180,7 +185,8 @@ def wait_for_engine(context: zmq.Context, stack: Stack, stop: Stop = never,
             if process.poll() is not None:
                 raise RuntimeError(f"the {name} exited (code {process.returncode}); see its log in {stack.folder}")
         try:
-            return request_snapshot(context, f"ipc://{stack.folder}/run/snap.sock", timeout_ms=200)
+            return request_snapshot(stack.bus, f"ipc://{stack.folder}/run/snap.sock", timeout_ms=200,
+                                    engine_key=engine_key(stack.folder / "keys"))
         except SnapshotTimeout:
             continue
     raise RuntimeError("the engine did not answer within 60 s")

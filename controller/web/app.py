@@ -12,7 +12,7 @@ import contextlib
 import functools
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -33,16 +33,24 @@ from .reviewdb import ReviewDB
 from .store_view import StoreView
 from .throttle import LoginThrottle
 
+if TYPE_CHECKING:
+    import zmq
+
 STATIC_DIR = Path(__file__).parent / "static"
 
 
 def default_follower_factory(config: TableConfig) -> Callable[[], Follower]:
+    @functools.cache  # one context for the follower and each one made again after a failure
+    def context() -> zmq.Context:
+        from controller.bus.keys import bus_context
+
+        return bus_context(config.bus_keys, "web")
+
     def factory() -> Follower:
-        import zmq
-
         from controller.bus.clone import TableFollower
+        from controller.bus.keys import engine_key
 
-        return TableFollower(zmq.Context.instance(), config.bus_subscribe, config.bus_snapshot)
+        return TableFollower(context(), config.bus_subscribe, config.bus_snapshot, engine_key(config.bus_keys))
 
     return factory
 
@@ -77,14 +85,16 @@ def create_app(config: TableConfig, follower_factory: Callable[[], Follower] | N
     ``login_throttle``: the login rate limit (default: 5 free failures per name and address, 20 per address, then
     a wait from 15 s doubling up to an hour)."""
     factory = default_follower_factory(config) if follower_factory == "bus" else follower_factory
+    key_file = Path(key_path) if key_path else default_key_path(config)
     ctx = WebContext(
         config=config,
         live=LiveTable(factory),  # type: ignore[arg-type]
         reviews=ReviewDB(review_db_path or default_review_db_path(config), session_ttl_s=session_ttl_s,
                          hasher=password_hasher),
-        store=StoreView(config.store_path, config.evidence_dir, config.rules, config.table_id),
+        store=StoreView(config.store_path, config.evidence_dir, config.rules, config.table_id,
+                        config.jackpot_meter_cents, key_file),
         throttle=login_throttle or LoginThrottle(),
-        key_file=Path(key_path) if key_path else default_key_path(config),
+        key_file=key_file,
         templates=load_templates(config.table_id),
         secure_cookies=config.web_secure_cookies,
     )

@@ -1,9 +1,11 @@
 """Read-only views of the event store for the review: coups, flags, events, evidence, and each coup's
-hands rebuilt by replaying the log through the engine's own referee."""
+hands rebuilt by replaying the log through the engine's own referee, from the checkpoint the engine wrote at the
+coup before's end."""
 
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -12,8 +14,13 @@ from typing import Any
 import msgspec
 
 from controller.bus.schema import AnyBody, Envelope
+from controller.checkpoint import BadCheckpoint
+from controller.checkpoint import latest as latest_checkpoint
 from controller.referee import Referee
 from controller.rules.profile import TableRules
+from controller.signing import load_or_create_key
+
+log = logging.getLogger(__name__)
 
 
 def iso(wall_ns: int | None) -> str | None:
@@ -25,11 +32,16 @@ def iso(wall_ns: int | None) -> str | None:
 class StoreView:
     """One table's store; ``table_id`` (the table's configured id) goes with each coup it lists."""
 
-    def __init__(self, path: str | Path, evidence_dir: str | Path, rules: TableRules | None, table_id: str) -> None:
+    def __init__(self, path: str | Path, evidence_dir: str | Path, rules: TableRules | None, table_id: str,
+                 jackpot_meter: int = 0, key_file: Path | None = None) -> None:
+        """``jackpot_meter``: the one the engine started from (the configuration's); ``key_file``: the table's
+        signing key, whose signature a checkpoint's head must carry (none checked when it does not exist)."""
         self.table_id = table_id
         self.path = Path(path)
         self.evidence_dir = Path(evidence_dir)
         self.rules = rules
+        self.jackpot_meter = jackpot_meter
+        self.key_file = key_file
         self._replayed: dict[tuple[int, int], dict[str, Any]] = {}
 
     def _connect(self) -> sqlite3.Connection:
@@ -155,10 +167,19 @@ class StoreView:
             return None
         key = (coup, until_event)
         if key not in self._replayed:
-            referee = Referee(self.rules)
+            referee, start = Referee(self.rules, self.jackpot_meter), 0
+            signing = self.key_file if self.key_file and self.key_file.exists() else None
+            public = load_or_create_key(signing).public_key() if signing else None
             with self._connect() as db:
-                rows = db.execute("SELECT publisher, seq, mono_ns, wall_ns, body FROM events WHERE id <= ? "
-                                  "ORDER BY id", (until_event,))
+                try:
+                    found = latest_checkpoint(db, self.rules, self.jackpot_meter, until_event, public)
+                except BadCheckpoint as error:  # changed behind the engine's back: verify-log names it
+                    log.warning("review: a checkpoint before record %d cannot be used (%s)", until_event, error)
+                    found = None
+                if found is not None:
+                    referee, start = Referee.resume(self.rules, found[0].referee), found[0].after_event
+                rows = db.execute("SELECT publisher, seq, mono_ns, wall_ns, body FROM events WHERE id > ? AND id <= ? "
+                                  "ORDER BY id", (start, until_event))
                 for publisher, seq, mono_ns, wall_ns, body in rows:
                     referee.handle(Envelope(publisher, seq, mono_ns, wall_ns, msgspec.json.decode(body, type=AnyBody)))
             if len(self._replayed) > 32:
