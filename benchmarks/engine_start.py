@@ -4,7 +4,9 @@ Builds a store of N events (default 1,000,000: simulated coups at a full table o
 as it records them live, the last coup left in the middle), then starts ``stud-table engine`` on it, alternately
 from its latest checkpoint and replaying the whole log (``--replay-all``, the baseline), and times each from the
 process's start to the first snapshot it answers; and the engine's own part of it, in this process (the store opened,
-the engine built and its state read: Python's start and the imports left out). Prints the medians and their ratios.
+the engine built and its state read: Python's start and the imports left out). Also the review's coup page: the
+last settled coup replayed from the checkpoint before it, against the whole log replayed (a starting jackpot meter
+no checkpoint was taken under). Prints the medians and their ratios.
 
     .venv/bin/python benchmarks/engine_start.py [--events 1000000] [--runs 3] [--baseline-runs 1] [--json]
 """
@@ -139,6 +141,18 @@ def engine_only(folder: Path, replay_all: bool) -> float:
     return seconds
 
 
+def review_replay(folder: Path, from_checkpoint: bool) -> float:
+    """Seconds the review takes to rebuild the last settled coup's table (``StoreView.replay``)."""
+    from controller.web.store_view import StoreView
+
+    view = StoreView(folder / "events.sqlite", folder / "evidence", table_rules(), "bench",
+                     jackpot_meter=0 if from_checkpoint else 1, key_file=key_path(folder / "events.sqlite"))
+    last = view.coups()[-1]
+    started = time.perf_counter()
+    view.replay(last["number"], last["last_event"])
+    return time.perf_counter() - started
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=1_000_000)
@@ -152,18 +166,23 @@ def main() -> None:
         (folder / "table.toml").write_text(CONFIG)
         built = build_store(folder, args.events, args.seed)
         checkpoint, baseline, engine_checkpoint, engine_baseline = [], [], [], []
+        review_checkpoint, review_baseline = [], []
         # Alternated, so that both see the same load and the same page cache.
         for run in range(max(args.runs, args.baseline_runs)):
             if run < args.runs:
                 checkpoint.append(first_snapshot(folder, replay_all=False))
                 engine_checkpoint.append(engine_only(folder, replay_all=False))
+                review_checkpoint.append(review_replay(folder, from_checkpoint=True))
             if run < args.baseline_runs:
                 baseline.append(first_snapshot(folder, replay_all=True))
                 engine_baseline.append(engine_only(folder, replay_all=True))
+                review_baseline.append(review_replay(folder, from_checkpoint=False))
     result = {
         "store": built,
         "engine_only_from_checkpoint_s": [round(seconds, 3) for seconds in engine_checkpoint],
         "engine_only_replay_all_s": [round(seconds, 3) for seconds in engine_baseline],
+        "review_coup_from_checkpoint_s": [round(seconds, 3) for seconds in review_checkpoint],
+        "review_coup_whole_log_s": [round(seconds, 3) for seconds in review_baseline],
         "from_checkpoint_s": [round(seconds, 3) for seconds, _ in checkpoint],
         "replay_all_s": [round(seconds, 3) for seconds, _ in baseline],
         "median_from_checkpoint_s": round(statistics.median(s for s, _ in checkpoint), 3),
