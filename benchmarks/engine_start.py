@@ -28,6 +28,9 @@ import zmq
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from bus import CONFIG  # noqa: E402  (the bus benchmark's table, bus and store)
 
 from controller.bus.clone import SnapshotTimeout, request_snapshot  # noqa: E402
 from controller.bus.schema import Envelope  # noqa: E402
@@ -40,23 +43,6 @@ from controller.sim.coups import new_table, play_coup  # noqa: E402
 from controller.sim.events import bus_events  # noqa: E402
 from controller.store import EventStore  # noqa: E402
 
-CONFIG = """
-[table]
-id = "bench"
-profile = "fr-2007"
-minimum_cents = 1000
-maximum_cents = 50000
-bonus = true
-card_purchase = true
-
-[bus]
-publish = "ipc://pub.sock"
-subscribe = "ipc://sub.sock"
-snapshot = "ipc://snap.sock"
-
-[store]
-path = "events.sqlite"
-"""
 EPOCH_NS = 1_700_000_000_000_000_000
 
 
