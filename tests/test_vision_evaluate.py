@@ -114,6 +114,8 @@ def test_the_committed_errata_fit_the_validation_manifest():
     from training.data import VAL_DIR, read_manifest
     from training.photo.evaluate import apply_errata
 
+    if not (VAL_DIR / "manifest.csv").exists():
+        pytest.skip("needs ../shared/realcards (the validation photos' labels)")
     manifest = read_manifest(VAL_DIR / "manifest.csv")
     # six, as README.md and the model card say; a row that fits no label would raise
     assert apply_errata(manifest, Path(__file__).parents[1] / "models" / "val_label_errata.csv") == 6
