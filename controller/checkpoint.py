@@ -56,16 +56,17 @@ def encode(checkpoint: Checkpoint) -> tuple[str, str]:
     return body.decode(), hashlib.sha256(body).hexdigest()
 
 
-def latest(db: sqlite3.Connection, rules: TableRules, jackpot_meter: int, until_event: int,
+def latest(db: sqlite3.Connection, fingerprint: str, until_event: int,
            key: Ed25519PublicKey | None = None) -> tuple[Checkpoint, str] | None:
-    """The latest checkpoint taken under these rules and starting meter at or before record ``until_event``, and its
+    """The latest checkpoint taken under the rules and starting meter of ``fingerprint`` (``rules_fingerprint``) at
+    or before record ``until_event``, and its
     SHA-256, checked against it and against its coup's head; with the table's public ``key``, that head must be
     there and signed by it. None when there is none (in a store from before checkpoints too); ``BadCheckpoint`` when
     it cannot be trusted."""
     try:
         row = db.execute("SELECT after_event, body, sha256 FROM checkpoints WHERE rules = ? AND after_event <= ? "
                          "ORDER BY after_event DESC LIMIT 1",
-                         (rules_fingerprint(rules, jackpot_meter), until_event)).fetchone()
+                         (fingerprint, until_event)).fetchone()
         head = db.execute("SELECT body, signature FROM heads WHERE last_event = ?", (row[0],)).fetchone() \
             if row else None
     except sqlite3.OperationalError:  # no such table: a store written before checkpoints

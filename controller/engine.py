@@ -88,7 +88,7 @@ class Engine:
         benchmark's baseline). ``keys``: the bus's keys (``controller.bus.keys``): the snapshot server answers
         only the table's roles, and proves it is the engine; the context is the one ``bus_context`` made."""
         # The meter is set before the replay: the recorded coups settle again exactly as they did.
-        self.rules, self._jackpot_meter = rules, jackpot_meter
+        self.rules = rules
         self._rules_fingerprint = rules_fingerprint(rules, jackpot_meter)
         self.referee = Referee(rules, jackpot_meter)
         self.store = store
@@ -163,7 +163,7 @@ class Engine:
         """Take up the latest checkpoint taken under these rules; the record it follows (0: none to take up, the
         whole log is replayed)."""
         try:
-            found = checkpoints.latest(self.store.db, self.rules, self._jackpot_meter, self.store.last_id,
+            found = checkpoints.latest(self.store.db, self._rules_fingerprint, self.store.last_id,
                                        self._signing[1].public_key() if self._signing else None)
         except BadCheckpoint as error:
             log.error("engine: the latest checkpoint cannot be used (%s); replaying the whole log", error)

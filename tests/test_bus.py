@@ -77,6 +77,14 @@ def test_typed_messages_cross_the_proxy_in_order(bus):
     subscriber.close()
 
 
+def _delivered(subscriber: Subscriber) -> list[Envelope]:
+    """What the subscriber delivers until the bus has been quiet for 0.3 s."""
+    delivered = []
+    while (message := subscriber.receive(300)) is not None:
+        delivered.append(message[1])
+    return delivered
+
+
 def test_out_of_sequence_messages_are_dropped_and_gaps_counted(bus):
     context, publish, subscribe, _ = bus
     subscriber = Subscriber(context, subscribe, ("sensor.",))
@@ -85,9 +93,7 @@ def test_out_of_sequence_messages_are_dropped_and_gaps_counted(bus):
     body = ButtonPressed("end_of_deal")
     for seq in (1, 2, 2, 1, 5, 4, 6):
         send(raw, "sensor.button", Envelope("shoe", seq, seq, 0, body))
-    delivered = []
-    while (message := subscriber.receive(300)) is not None:
-        delivered.append(message[1].seq)
+    delivered = [envelope.seq for envelope in _delivered(subscriber)]
     # 1 after 2 is a restart, accepted; 2 after 2 and 4 after 5 are old news.
     assert delivered == [1, 2, 1, 5, 6]
     assert subscriber.stats.dropped["out_of_sequence"] == 2
@@ -104,9 +110,7 @@ def test_a_message_replayed_from_the_same_run_is_dropped_even_as_number_1(bus):
     body = ButtonPressed("payment_done")
     for seq, instance in ((1, "run-a"), (2, "run-a"), (1, "run-a"), (2, "run-a"), (1, "run-b")):
         send(raw, "sensor.button", Envelope("sensors-t1", seq, seq, 0, body, instance))
-    delivered = []
-    while (message := subscriber.receive(300)) is not None:
-        delivered.append((message[1].seq, message[1].instance))
+    delivered = [(envelope.seq, envelope.instance) for envelope in _delivered(subscriber)]
     assert delivered == [(1, "run-a"), (2, "run-a"), (1, "run-b")]  # the replays dropped; a new run restarts at #1
     assert subscriber.stats.dropped["out_of_sequence"] == 2
     raw.close()

@@ -16,7 +16,7 @@ from tables import rules_for
 from webutil import faulty_coups, table_config
 
 from controller.bus.schema import CameraStatus, ChipsChanged, Envelope
-from controller.checkpoint import latest
+from controller.checkpoint import latest, rules_fingerprint
 from controller.engine import Engine
 from controller.heads import check_heads
 from controller.rules.operations import EndCoup
@@ -114,7 +114,7 @@ def test_an_engine_started_from_its_checkpoint_stands_where_a_whole_replay_stand
     resumed = _engine(config, tmp_path)
     from_checkpoint = {**msgspec.to_builtins(resumed.state()), "inside": _inside(resumed)}
     public = load_or_create_key(key_path(config.store_path)).public_key()
-    checkpoint = latest(resumed.store.db, config.rules, 0, resumed.store.last_id, public)
+    checkpoint = latest(resumed.store.db, rules_fingerprint(config.rules, 0), resumed.store.last_id, public)
     _close(resumed)
     replayed = _engine(config, tmp_path, from_checkpoint=False)
     whole = {**msgspec.to_builtins(replayed.state()), "inside": _inside(replayed)}
@@ -201,9 +201,9 @@ def test_the_reviews_coup_replays_from_the_coup_befores_checkpoint_as_from_the_f
     taken_up = []
     real_latest = store_view.latest_checkpoint
 
-    def watched(db, rules, meter, until, key):
+    def watched(db, fingerprint, until, key):
         assert key is not None  # the table's key, beside the store: the heads' signatures are checked
-        found = real_latest(db, rules, meter, until, key)
+        found = real_latest(db, fingerprint, until, key)
         taken_up.append(found[0].after_event if found else 0)
         return found
 

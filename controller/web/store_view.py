@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 
 from controller.bus.schema import AnyBody, Envelope
-from controller.checkpoint import BadCheckpoint
+from controller.checkpoint import BadCheckpoint, rules_fingerprint
 from controller.checkpoint import latest as latest_checkpoint
 from controller.referee import Referee
 from controller.rules.profile import TableRules
@@ -170,9 +170,10 @@ class StoreView:
             referee, start = Referee(self.rules, self.jackpot_meter), 0
             signing = self.key_file if self.key_file and self.key_file.exists() else None
             public = load_or_create_key(signing).public_key() if signing else None
+            fingerprint = rules_fingerprint(self.rules, self.jackpot_meter)
             with self._connect() as db:
                 try:
-                    found = latest_checkpoint(db, self.rules, self.jackpot_meter, until_event, public)
+                    found = latest_checkpoint(db, fingerprint, until_event, public)
                 except BadCheckpoint as error:  # changed behind the engine's back: verify-log names it
                     log.warning("review: a checkpoint before record %d cannot be used (%s)", until_event, error)
                     found = None
