@@ -173,7 +173,7 @@ def test_after_the_deal_a_discard_is_removed_and_the_bought_card_takes_its_place
     feed = Feed(Tracker(CONFIG, dealing=True))
     hand = [back(2, 1200 + 40 * i) for i in range(5)]
     feed.frames(5, hand)
-    feed.tracker.set_phase(False)
+    feed.tracker.follow({"phase": "decisions", "coup": 1, "seats": {"2": {"awaits_bought_card": True}}})
     without_third = hand[:2] + hand[3:]
     assert feed.frames(20, without_third) == [CardRemoved(2, 2)]
     assert feed.frames(10, [*without_third, face(2, "JS", 1280)]) == [CardPlaced(2, "Js", True, 6)]
@@ -182,6 +182,24 @@ def test_after_the_deal_a_discard_is_removed_and_the_bought_card_takes_its_place
     events = feed.frames(10, shown)
     assert events == [CardIdentified(2, 0, "2c"), CardIdentified(2, 1, "3c"), CardIdentified(2, 3, "5c"),
                       CardIdentified(2, 4, "6c")]
+
+
+@pytest.mark.parametrize("phase", ["decisions", "showdown", "paying"])
+def test_a_card_lost_under_the_next_one_after_the_deal_comes_back_as_itself_in_a_hand_that_buys_nothing(phase):
+    feed = Feed(Tracker(CONFIG, dealing=True))
+    hand = [back(7, 1200 + 28 * i) for i in range(5)]
+    feed.frames(5, hand)
+    # seat 2 buys a card; seat 7 does not
+    feed.tracker.follow({"phase": phase, "coup": 1, "seats": {"2": {"awaits_bought_card": True},
+                                                              "7": {"awaits_bought_card": False}}})
+    # its third card, turned face up, is half covered by the fourth and not detected for 2 s
+    turned = [face(7, "9H", 1200), face(7, "8H", 1228), *hand[3:]]
+    assert feed.frames(20, turned) == [CardIdentified(7, 0, "9h"), CardIdentified(7, 1, "8h"), CardRemoved(7, 2)]
+    # the detector sees it again: the same card, identified in its place, not a sixth card
+    shown = [*turned[:2], face(7, "JH", 1257), *turned[2:]]
+    assert feed.frames(10, shown) == [CardIdentified(7, 2, "Jh")]
+    assert feed.frames(10, [*shown[:3], face(7, "3H", 1284), face(7, "4H", 1312)]) == [
+        CardIdentified(7, 3, "3h"), CardIdentified(7, 4, "4h")]
 
 
 def test_a_whole_hand_gone_after_the_deal_comes_back_as_the_same_cards():

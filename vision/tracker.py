@@ -26,7 +26,8 @@ Cards that leave the felt: during the deal a player's card that goes is a player
 the deal it is ``CardRemoved``. A whole hand that goes is
 taken as lifted, so cards coming back to it are the same cards (turned face up at the showdown, perhaps), not new
 ones; a single card gone after the deal is a discard, and the card that comes next takes its place in the hand
-(the engine's bought card does the same).
+(the engine's bought card does the same) when the engine says the hand awaits a bought card; in any other hand it
+is the card gone, come back.
 """
 
 from __future__ import annotations
@@ -230,6 +231,8 @@ class Tracker:
         self._order = 0
         self._last_ms: int | None = None
         self._coup: int | None = None
+        #: the seats the engine says await a bought card (``follow``); None until it has said
+        self._buying: frozenset[int] | None = None
 
     # --- what the engine tells it -------------------------------------------------
 
@@ -266,6 +269,10 @@ class Tracker:
         if self._coup is not None and coup != self._coup:
             self.new_coup()
         self._coup = coup
+        seats = state.get("seats")
+        if isinstance(seats, Mapping):
+            self._buying = frozenset(int(number) for number, seat in seats.items()
+                                     if isinstance(seat, Mapping) and seat.get("awaits_bought_card"))
 
     def new_coup(self) -> None:
         """Forget the hands and start the order of arrival again; cards still on the felt are never reported."""
@@ -456,6 +463,12 @@ class Tracker:
             card.state, card.x, card.y = "present", x, y
             return self._turn(seat, card, candidate.seen)
         removed = [c for c in hand.cards if c.state == "removed"]
+        if removed and not self.dealing and self._buying is not None and seat not in self._buying:
+            # After the deal the only new card a hand receives is a bought one: in a hand that awaits none, a card
+            # that shows where one went is that card back (lost a while under the next card, say), not a sixth
+            card = min(removed, key=lambda c: (c.identity is not None and c.identity != identity, distance(c)))
+            card.state, card.x, card.y = "present", x, y
+            return self._turn(seat, card, candidate.seen)
         sure = candidate.seen.agreement() >= self.config.sure_agreement
         new = _Card(len(hand.cards), x, y, face_up, identity, identity if sure else None)
         if face_up and not sure:

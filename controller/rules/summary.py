@@ -91,6 +91,8 @@ def table_summary(table: Table, history: bool = False) -> dict[str, Any]:
             "decision": seat.decision.value if seat.decision else None,
             "raise": seat.raise_amount,
             "hand_void": seat.hand_void,
+            # a card bought and not yet dealt: the only card a hand can still receive after the deal
+            "awaits_bought_card": seat.discard is not None and not seat.bought_card_dealt,
         }
     language = table.rules.profile.language
     return {
