@@ -20,6 +20,9 @@ in cents is. It reports, spread piles and stacks apart:
   wrong but sure is a silent error. Also by the zone's tallest pile, and for stacks by the stack's height;
 - the reader's median time per frame (it includes the cards' and the chips' models).
 
+``--condition blue-felt`` renders another cloth; ``--felt-as-trained`` reads it without measuring the felt (the
+reader's felt key, ``vision.felt_colour``, then does nothing): the two runs compare the reader with and without it.
+
 It reports what it measures; it is never a timed test.
 """
 
@@ -45,6 +48,11 @@ def main() -> int:
     parser.add_argument("--max-height", type=int, default=10)
     parser.add_argument("--stacked-share", type=float, default=0.0,
                         help="the share of zones holding a casino stack instead of spread piles")
+    parser.add_argument("--condition", action="append", default=[], metavar="NAME",
+                        help="render under this harder condition (repeatable; controller/sim/conditions.py)")
+    parser.add_argument("--felt-as-trained", action="store_true",
+                        help="do not measure the felt: the reader takes it for the trained one and keys nothing "
+                             "(the reader without its felt key, to compare on another cloth)")
     args = parser.parse_args()
 
     import numpy as np
@@ -54,6 +62,7 @@ def main() -> int:
     from controller.sim.scene import SceneState
     from vision.calibrate import calibrate
     from vision.chip_counter import DENOMINATIONS
+    from vision.felt_colour import TRAINED_FELT_LAB
     from vision.table_reader import TableReader
     from vision.tracker import TrackerConfig
 
@@ -69,7 +78,7 @@ def main() -> int:
     stacking = np.random.default_rng(101)  # drawn apart: without stacks, the scenes are as they were
     sure_certainty = TrackerConfig().sure_certainty
     for k in range(args.scenes):
-        renderer = Renderer(layout, TableCamera(), seed=100 + k)
+        renderer = Renderer(layout, TableCamera(), seed=100 + k, conditions=frozenset(args.condition))
         scene, bets = SceneState(), {}
         for seat in layout.seats():
             for area in BET_AREAS:
@@ -88,7 +97,8 @@ def main() -> int:
                 chips = tuple(cents for cents in sorted(piles, reverse=True) for _ in range(piles[cents]))
                 scene, bets[seat, area] = scene.with_chips(seat, area, chips, stacked), (piles, stacked)
         frames = [renderer.render(scene, 170 * f) for f in range(args.frames)]
-        reader = TableReader(layout, calibrate(frames[0], layout).table_to_image, change_threshold=-1)
+        reader = TableReader(layout, calibrate(frames[0], layout).table_to_image, change_threshold=-1,
+                             felt_lab=TRAINED_FELT_LAB if args.felt_as_trained else None)
         for frame in frames:
             started = time.perf_counter()
             reading = reader.read(frame)
@@ -128,6 +138,8 @@ def main() -> int:
         "stacks_by_height": {h: dict(stacks[h]) for h in sorted(stacks)},
         "reader_ms_per_frame_median": round(1000 * statistics.median(times), 1),
         "frames": len(times),
+        "conditions": sorted(args.condition),
+        "felt_measured": not args.felt_as_trained,
     }
     if args.json:
         print(json.dumps(out))

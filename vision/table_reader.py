@@ -18,6 +18,7 @@ where only the dealer's arm moves costs the crops it crosses, and a still frame 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,11 +29,14 @@ import numpy as np
 from controller.felt.layout import BET_AREAS, DEALER, Layout, Zone, axes, crop_to_table
 from vision.chip_counter import ONNX_PATH as CHIP_COUNTER_PATH
 from vision.chip_counter import ChipCounter, crop_outline, readings, zone_crop, zone_to_table
+from vision.felt_colour import TRAINED_FELT_LAB, FeltKey, measure_felt
 from vision.index_reader import INDEX_CLASSES, IndexReader, index_crop
 from vision.index_reader import ONNX_PATH as INDEX_PATH
 from vision.onnx_detector import ONNX_PATH, OnnxDetector
 from vision.stack_reader import ONNX_PATH as STACK_READER_PATH
 from vision.stack_reader import StackReader, merge_readings, stack_crop, stack_zone_to_table
+
+log = logging.getLogger(__name__)
 
 #: Side of a seat's region (mm): its card zone and its four bet zones.
 SEAT_REGION_MM = 360.0
@@ -177,10 +181,11 @@ class TableReader:
                  index_model: Path = INDEX_PATH, detector_path: Path = ONNX_PATH,
                  chip_model: Path = CHIP_COUNTER_PATH, stack_model: Path | None = STACK_READER_PATH,
                  occlusion_share: float = 0.12, change_threshold: int = CHANGE_THRESHOLD,
-                 refresh_frames: int = REFRESH_FRAMES) -> None:
+                 refresh_frames: int = REFRESH_FRAMES, felt_lab: tuple[float, float, float] | None = None) -> None:
         """``change_threshold``: a region whose crop differs from the one last read by no more than this (grey
         levels, in any thumbnail pixel and channel) keeps its last reading; -1 reads every region at every frame.
-        ``stack_model``: None reads the bet zones with the chip counter alone (spread piles only)."""
+        ``stack_model``: None reads the bet zones with the chip counter alone (spread piles only). ``felt_lab``: the
+        cloth's colour (``vision.felt_colour``); None measures it on the first frame read."""
         self.layout = layout
         self.table_to_image = np.asarray(table_to_image, dtype=np.float64)
         self.detector = detector or OnnxDetector(detector_path)
@@ -192,6 +197,9 @@ class TableReader:
         self.change_threshold = change_threshold
         self.refresh_frames = refresh_frames
         self.stats = ReaderStats()
+        #: what the models see of the frame is keyed to the felt they were trained on
+        self.felt = FeltKey(TRAINED_FELT_LAB if felt_lab is None else felt_lab)
+        self._felt_unmeasured = felt_lab is None
         self.regions = seat_regions(layout)
         # the crops' geometry is fixed with the calibration: computed once, not at every frame
         self._crop_to_table = [r.crop_to_table(self.size) for r in self.regions]
@@ -232,6 +240,12 @@ class TableReader:
                            interpolation=cv2.INTER_AREA).astype(np.int16) for m in self._thumbnail_to_image]
 
     def read(self, frame_bgr: np.ndarray) -> FrameReading:
+        if self._felt_unmeasured:
+            self.felt = FeltKey(measure_felt(frame_bgr, self.layout, self.table_to_image))
+            self._felt_unmeasured = False
+            log.info("the felt measured at Lab %s (trained on %s): %s", self.felt.felt_lab.round().tolist(),
+                     list(TRAINED_FELT_LAB), "its colour keyed to the trained felt's" if self.felt.active
+                     else "read as it is")
         thumbnails = self.thumbnails(frame_bgr)
         moved = [memory is None or int(np.abs(thumbnail - memory.thumbnail).max()) > self.change_threshold
                  for memory, thumbnail in zip(self._memory, thumbnails, strict=True)]
@@ -239,8 +253,8 @@ class TableReader:
                   if moved[k] or memory is None or not memory.confirmed or memory.age >= self.refresh_frames]
         self.stats.regions_read += len(wanted)
         self.stats.regions_reused += len(self.regions) - len(wanted)
-        fresh = self._read_regions(frame_bgr, [(k, rectified(frame_bgr, self._crop_to_image[k], self.size))
-                                               for k in wanted])
+        fresh = self._read_regions(frame_bgr, [(k, self.felt.bgr(rectified(frame_bgr, self._crop_to_image[k],
+                                                                          self.size))) for k in wanted])
         observations: list[ZoneObservation] = []
         occluded: set[tuple[int, str]] = set()
         for k, memory in enumerate(self._memory):
@@ -291,7 +305,7 @@ class TableReader:
                 observations.append(ZoneObservation(zone.seat, zone.area, box.kind, "", centre[0], centre[1],
                                                     box.confidence, outline_px))
         if corners:
-            probabilities = self.index_reader.probabilities(np.stack(corners))
+            probabilities = self.index_reader.probabilities(self.felt.rgb(np.stack(corners)))
             for (k, place), p in zip(card_at, probabilities, strict=True):
                 label = INDEX_CLASSES[int(p.argmax())]
                 old = readings[k][0][place]
@@ -331,7 +345,7 @@ class TableReader:
         self.stats.zones_kept += len(zones) - len(changed)
         if changed:
             counted = self._read_zones(frame_bgr, [zone for zone, _crop, _thumbnail in changed],
-                                       np.stack([crop for _zone, crop, _thumbnail in changed]))
+                                       self.felt.rgb(np.stack([crop for _zone, crop, _thumbnail in changed])))
             for (zone, _crop, thumbnail), (counts, certainty) in zip(changed, counted, strict=True):
                 self._zone_counts[zone] = _ZoneCount(thumbnail, counts, certainty)
 
@@ -343,5 +357,5 @@ class TableReader:
         if self.stack_reader is None:
             return readings(counter)
         stacked, stack_counts = self.stack_reader.probabilities(
-            np.stack([stack_crop(frame_bgr, self._stack_to_image[zone]) for zone in zones]))
+            self.felt.rgb(np.stack([stack_crop(frame_bgr, self._stack_to_image[zone]) for zone in zones])))
         return merge_readings(counter, stacked, stack_counts)

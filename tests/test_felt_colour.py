@@ -1,0 +1,102 @@
+"""The felt's colour learned from the frame, and crops keyed to the felt the models were trained on
+(vision/felt_colour.py): another cloth is read as the trained one, and nothing but the cloth changes colour."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import cv2
+import numpy as np
+import pytest
+
+from controller.felt.layout import load_layout
+from controller.sim.render import Renderer, TableCamera
+from controller.sim.scene import CardOnFelt, SceneState
+from vision.calibrate import calibrate
+from vision.felt_colour import SAME_FELT, TRAINED_FELT_LAB, FeltKey, felt_points, measure_felt
+from vision.table_reader import TableReader
+
+#: a bet of each denomination, the 1 € chip (the nearest to the blue cloth's colour) among them, and empty zones
+BETS = {(1, "ante"): (100, 100, 100), (2, "ante"): (2500, 500, 500), (3, "ante"): (10000, 50, 50),
+        (3, "bonus"): (100,), (5, "ante"): (500, 100, 100), (6, "raise"): (2500, 2500, 100), (7, "ante"): (50,)}
+
+
+@pytest.fixture(scope="module")
+def layout():
+    return load_layout()
+
+
+@pytest.fixture(scope="module")
+def scene():
+    felt = SceneState()
+    for (seat, box), chips in BETS.items():
+        felt = felt.with_chips(seat, box, chips)
+    for index, card in enumerate(["As", "Kd", "7h"]):
+        felt = felt.with_card(CardOnFelt(4, index, card, index < 2))
+    return felt
+
+
+def render(layout, scene, *conditions):
+    return Renderer(layout, TableCamera(), seed=3, conditions=frozenset(conditions)).render(scene, 0)
+
+
+@pytest.fixture(scope="module")
+def frames(layout, scene):
+    return {"green": render(layout, scene), "blue": render(layout, scene, "blue-felt")}
+
+
+def lab_distance(a, b) -> float:
+    return float(np.linalg.norm(np.asarray(a, float) - np.asarray(b, float)))
+
+
+def test_the_trained_felt_is_what_is_measured_on_the_green_cloth_and_the_blue_one_is_far(layout, frames):
+    assert len(felt_points(layout)) > 200
+    measured = {name: measure_felt(frame, layout, calibrate(frame, layout).table_to_image)
+                for name, frame in frames.items()}
+    assert lab_distance(measured["green"], TRAINED_FELT_LAB) < SAME_FELT / 2  # the lamp differs by seed
+    assert lab_distance(measured["blue"], TRAINED_FELT_LAB) > 3 * SAME_FELT
+    assert not FeltKey(measured["green"]).active and FeltKey(measured["blue"]).active
+
+
+def test_a_key_on_the_trained_felt_returns_the_crop_itself():
+    crop = np.full((8, 8, 3), 77, np.uint8)
+    key = FeltKey(TRAINED_FELT_LAB)
+    assert key.bgr(crop) is crop and key.rgb(crop) is crop
+
+
+def test_the_blue_cloth_keyed_looks_like_the_green_one_and_chips_and_cards_keep_their_colours(layout, scene, frames):
+    blue, green = frames["blue"], frames["green"]
+    key = FeltKey(measure_felt(blue, layout, calibrate(blue, layout).table_to_image))
+    keyed = key.bgr(blue)
+    renderer = Renderer(layout, TableCamera(), seed=3)
+
+    def lab_at(image, points_mm):
+        px = np.round(renderer.camera.table_to_image(np.asarray(points_mm, float))).astype(int)
+        return cv2.cvtColor(image[px[:, 1], px[:, 0]][None], cv2.COLOR_BGR2LAB)[0].astype(float)
+
+    bare = felt_points(layout)[::7]
+    assert np.median(np.linalg.norm(lab_at(keyed, bare) - lab_at(green, bare), axis=1)) < 6
+    assert np.median(np.linalg.norm(lab_at(blue, bare) - lab_at(green, bare), axis=1)) > 40
+    chips = [centre for stack in scene.chips for _cents, centre in renderer.chip_centres(stack)]
+    cards = [renderer.card_quad(card).mean(0) for card in scene.cards]
+    for points in (chips, cards):
+        # a chip's or a card's middle, on either cloth, keeps its colour through the key
+        assert np.abs(lab_at(keyed, points) - lab_at(blue, points)).max() <= 2
+
+
+def test_the_reader_reads_the_bets_on_the_blue_cloth_as_on_the_green_one_and_not_without_the_key(layout, frames):
+    truth = {zone: Counter(chips) for zone, chips in BETS.items()}
+
+    def bets(frame, felt_lab=None) -> dict:
+        reader = TableReader(layout, calibrate(frame, layout).table_to_image, change_threshold=-1, felt_lab=felt_lab)
+        read: dict = {}
+        for seen in reader.read(frame).observations:
+            if seen.kind == "chip":
+                read.setdefault((seen.seat, seen.area), Counter())[int(seen.label)] += 1
+        return read
+
+    assert bets(frames["green"]) == truth
+    assert bets(frames["blue"]) == truth
+    unkeyed = bets(frames["blue"], felt_lab=TRAINED_FELT_LAB)
+    assert unkeyed != truth  # the counter alone takes the bare blue cloth for chips
+    assert set(unkeyed) - set(truth), "empty zones of the blue cloth read as holding chips"
