@@ -77,7 +77,7 @@ def bare_bus(folder: Path, count: int, keyed: bool = False) -> dict[str, float]:
     if keys is not None:
         create_keys(keys)
     proxy = Proxy(f"ipc://{folder}/bare-pub.sock", f"ipc://{folder}/bare-sub.sock", Keys(keys) if keys else None)
-    context, listening = (bus_context(keys, "sensors"), bus_context(keys, "web")) if keys else (zmq.Context(),) * 2
+    context, listening = (bus_context(keys, "sensors"), bus_context(keys, "engine")) if keys else (zmq.Context(),) * 2
     subscriber = Subscriber(listening, f"ipc://{folder}/bare-sub.sock", ("sensor.",))
     publisher = Publisher(context, f"ipc://{folder}/bare-pub.sock", "sensors-bench")
     body = ButtonPressed("no_more_bets")

@@ -77,7 +77,7 @@ def _joined(publisher: Publisher, subscriber: Subscriber) -> None:
 
 def test_a_role_passes_its_own_topics_and_nothing_else(keyed_bus):
     proxy, contexts, publish, subscribe, _keys = keyed_bus
-    listener = _listen(contexts["web"], subscribe)
+    listener = _listen(contexts["engine"], subscribe)
     vision = Publisher(contexts["vision"], publish, "vision")
     _joined(vision, listener)
     vision.publish("vision.card", CardPlaced(1, "As", False))
@@ -95,7 +95,7 @@ def test_a_role_passes_its_own_topics_and_nothing_else(keyed_bus):
 
 def test_a_role_cannot_write_another_ones_name(keyed_bus):
     proxy, contexts, publish, subscribe, _keys = keyed_bus
-    listener = _listen(contexts["web"], subscribe)
+    listener = _listen(contexts["engine"], subscribe)
     vision = Publisher(contexts["vision"], publish, "vision")
     _joined(vision, listener)
     forger = Publisher(contexts["vision"], publish, "sensors-t1")  # the vision key, the sensors' name
@@ -114,7 +114,7 @@ def test_a_role_cannot_write_another_ones_name(keyed_bus):
 @pytest.mark.parametrize("who", ["stranger", "plain"])
 def test_a_peer_without_a_roles_key_neither_speaks_nor_hears(keyed_bus, who):
     proxy, contexts, publish, subscribe, _keys = keyed_bus
-    listener = _listen(contexts["web"], subscribe)
+    listener = _listen(contexts["engine"], subscribe)
     vision = Publisher(contexts["vision"], publish, "vision")
     _joined(vision, listener)
     outsider = Publisher(contexts[who], publish, "vision")
@@ -132,11 +132,44 @@ def test_a_peer_without_a_roles_key_neither_speaks_nor_hears(keyed_bus, who):
         socket.close()
 
 
+def test_only_the_engine_hears_the_devices_and_no_subscriber_unsubscribes_another(keyed_bus):
+    proxy, contexts, publish, subscribe, _keys = keyed_bus
+    engine_side = _listen(contexts["engine"], subscribe)
+    vision = Publisher(contexts["vision"], publish, "vision")
+    _joined(vision, engine_side)
+    # the web's key asks for the devices' topics and the engine's: it gets the engine's only
+    web = _listen(contexts["web"], subscribe, ("vision.", "sensor.", "core."))
+    engine = Publisher(contexts["engine"], publish, "engine")
+    assert wait_until(lambda: (engine.publish("core.state", TableState({"phase": "betting"})),
+                               web.receive(50) is not None)[1], timeout=10)
+    _received(web, 200)
+    # the vision key subscribes to the engine's topic, then unsubscribes: the web must still hear it
+    snoop = contexts["vision"].socket(zmq.SUB)
+    snoop.connect(subscribe)
+    snoop.setsockopt(zmq.SUBSCRIBE, b"core.")
+    snoop.setsockopt(zmq.SUBSCRIBE, b"vision.")
+    time.sleep(0.3)
+    snoop.setsockopt(zmq.UNSUBSCRIBE, b"core.")
+    time.sleep(0.3)
+    _received(engine_side, 200)
+    vision.publish("vision.card", CardPlaced(1, "As", False))
+    engine.publish("core.state", TableState({"phase": "dealing"}))
+    assert _received(web) == [("core.state", "engine")]
+    assert _received(engine_side) == [("vision.card", "vision"), ("core.state", "engine")]
+    assert snoop.poll(200) == 0  # nothing: it asked for the vision topic it may not hear, and let go of core.
+    assert proxy.refused[("web", "the web role does not hear 'vision.'")] == 1
+    assert proxy.refused[("web", "the web role does not hear 'sensor.'")] == 1
+    assert proxy.refused[("vision", "the vision role does not hear 'vision.'")] == 1
+    snoop.close()
+    for socket in (vision, engine, web, engine_side):
+        socket.close()
+
+
 def test_a_topic_must_carry_its_own_kind_of_message(keyed_bus):
     proxy, contexts, publish, subscribe, _keys = keyed_bus
     with pytest.raises(BadMessage, match="topic mismatch: vision.card does not carry TableState"):
         encode("vision.card", Envelope("vision", 1, 1, 1, TableState({})))
-    listener = _listen(contexts["web"], subscribe)
+    listener = _listen(contexts["engine"], subscribe)
     vision = Publisher(contexts["vision"], publish, "vision")
     _joined(vision, listener)
     raw = contexts["vision"].socket(zmq.PUB)

@@ -5,7 +5,8 @@ With ``bus.keys`` set in the table's configuration, every socket of the bus is e
 of the roles found in the keys folder (a ZAP handler, ``RoleAuthenticator``); the engine's snapshot server lets in
 the same. The proxy knows each message's sender by the key it connected with, not by the name it writes, and passes
 on only the topics its role publishes (``ROLES``), under a publisher name of that role: a process holding the vision
-key cannot speak as the engine. Keys of peers it does not know are counted, never kept.
+key cannot speak as the engine. It lets a subscriber hear only the topics its role may hear: the devices' messages
+go to the engine alone. Keys of peers it does not know are counted, never kept.
 """
 
 from __future__ import annotations
@@ -31,21 +32,30 @@ class Role:
     topics: tuple[str, ...]
     #: the publisher names it may write: one of these, or one of these followed by « - » and more (sensors-t1)
     names: tuple[str, ...]
+    #: the topic prefixes it may subscribe to: a subscription must begin with one of them (an empty subscription,
+    #: everything, is no one's)
+    hears: tuple[str, ...] = ("core.",)
 
     def may_publish(self, topic: str, publisher: str) -> bool:
         return topic.startswith(self.topics) and any(publisher == name or publisher.startswith(f"{name}-")
                                                      for name in self.names)
 
+    def may_hear(self, subscription: str) -> bool:
+        return subscription.startswith(self.hears)
 
+
+_EVERY_TOPIC = ("vision.", "sensor.", "dealer.", "core.")
 #: The table's process roles. The web server publishes nothing; the simulator (the demo's virtual table: a dealer's
 #: keypad, and a perfect camera with ``--camera direct``) has a key only where ``stud-table keys --simulator`` made it.
+#: Only the engine (and the simulator, which plays the devices and watches them) hears what the devices say; every
+#: role hears the engine.
 ROLES: dict[str, Role] = {
-    "engine": Role(("core.",), ("engine",)),
+    "engine": Role(("core.",), ("engine",), _EVERY_TOPIC),
     "vision": Role(("vision.",), ("vision",)),
     "sensors": Role(("sensor.",), ("sensors",)),
     "keypad": Role(("dealer.",), ("keypad",)),
     "web": Role((), ()),
-    "simulator": Role(("vision.", "sensor.", "dealer."), ("virtual-table",)),
+    "simulator": Role(("vision.", "sensor.", "dealer."), ("virtual-table",), _EVERY_TOPIC),
 }
 #: The proxy's key pair: the server every bus socket checks it talks to (the engine's is the snapshot server's).
 PROXY = "proxy"

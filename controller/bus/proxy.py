@@ -1,8 +1,9 @@
 """The XSUB/XPUB forwarder at the centre of the bus (ipc:// on the Pi, tcp:// by configuration).
 
 With keys (``controller.bus.keys``), it is the CURVE server of every publisher and subscriber, and it passes on a
-message only when the role whose key sent it may publish its topic under its publisher name; what it refuses is
-counted (``Proxy.refused``), and logged, by role and reason.
+message only when the role whose key sent it may publish its topic under its publisher name, and a subscription
+only when the subscriber's role may hear that topic; what it refuses is counted (``Proxy.refused``), and logged, by
+role and reason.
 """
 
 from __future__ import annotations
@@ -82,6 +83,8 @@ class Proxy:
                 if self._pair is not None:
                     make_server(socket, self._pair)
                     socket.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES + 1024)  # larger: the peer is cut off
+                if self._pair is not None and socket is backend:
+                    socket.setsockopt(zmq.XPUB_MANUAL, 1)  # a subscription counts once let through (_subscribe)
                 try:
                     socket.bind(endpoint)
                 except zmq.ZMQError as error:
@@ -131,6 +134,7 @@ class Proxy:
 
     def _forward(self, frontend: zmq.Socket, backend: zmq.Socket, control: zmq.Socket, monitors: list[zmq.Socket],
                  poller: zmq.Poller) -> None:
+        upstream: set[bytes] = set()  # the subscriptions passed up to the publishers
         while True:
             ready = dict(poller.poll())
             if control in ready and control.recv() == b"TERMINATE":
@@ -142,8 +146,8 @@ class Proxy:
                     if worth_logging(self._handshakes_failed):
                         log.warning("bus proxy: %d connection(s) refused: no keys, or keys for another server",
                                     self._handshakes_failed)
-            if backend in ready:  # a subscription, passed up to the publishers
-                frontend.send_multipart(backend.recv_multipart())
+            if backend in ready:
+                self._subscribe(backend, frontend, upstream)
             if frontend in ready:
                 for _ in range(1000):  # what is queued, then the subscriptions and the control get their turn
                     try:
@@ -159,6 +163,27 @@ class Proxy:
                     if worth_logging(self.refused[role, reason]):
                         log.warning("bus proxy: %d message(s) from the %s key not passed on: %s",
                                     self.refused[role, reason], role, reason)
+
+    def _subscribe(self, backend: zmq.Socket, frontend: zmq.Socket, upstream: set[bytes]) -> None:
+        """A subscriber's (un)subscription: applied to that subscriber if its role may hear the topic, else counted.
+        The publishers are asked once for each topic and never told to stop: a subscriber's word could otherwise
+        unsubscribe the topic for every other one, and a topic sent to the proxy that nobody hears costs little."""
+        frame = backend.recv(copy=False)
+        data = frame.bytes
+        if not data or data[0] not in (0, 1):
+            return  # XPUB hands up nothing else
+        role, topic = frame.get("User-Id"), data[1:]
+        if not ROLES[role].may_hear(topic.decode(errors="replace")):
+            reason = f"the {role} role does not hear {topic[:40].decode(errors='replace')!r}"
+            self.refused[role, reason] += 1
+            if worth_logging(self.refused[role, reason]):
+                log.warning("bus proxy: %d subscription(s) of the %s key refused: %s", self.refused[role, reason],
+                            role, reason)
+            return
+        backend.setsockopt(zmq.SUBSCRIBE if data[0] else zmq.UNSUBSCRIBE, topic)  # that subscriber's, only
+        if data[0] and topic not in upstream:
+            upstream.add(topic)
+            frontend.send(data)
 
     @property
     def peers_refused(self) -> int:
