@@ -271,8 +271,8 @@ class Tracker:
         self._coup = coup
         seats = state.get("seats")
         if isinstance(seats, Mapping):
-            self._buying = frozenset(int(number) for number, seat in seats.items()
-                                     if isinstance(seat, Mapping) and seat.get("awaits_bought_card"))
+            self._buying = frozenset(int(number) for number, seat in seats.items() if str(number).isdigit()
+                                     and isinstance(seat, Mapping) and seat.get("awaits_bought_card"))
 
     def new_coup(self) -> None:
         """Forget the hands and start the order of arrival again; cards still on the felt are never reported."""
