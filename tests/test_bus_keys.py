@@ -160,8 +160,19 @@ def test_only_the_engine_hears_the_devices_and_no_subscriber_unsubscribes_anothe
     assert proxy.refused[("web", "the web role does not hear 'vision.'")] == 1
     assert proxy.refused[("web", "the web role does not hear 'sensor.'")] == 1
     assert proxy.refused[("vision", "the vision role does not hear 'vision.'")] == 1
+    # a subscriber that goes (its connection closed, as at a process's restart) takes nothing from the others
     snoop.close()
-    for socket in (vision, engine, web, engine_side):
+    web_again = _listen(contexts["web"], subscribe, ("core.",))
+    assert wait_until(lambda: (engine.publish("core.state", TableState({"phase": "paying"})),
+                               web_again.receive(50) is not None)[1], timeout=10)
+    web.close()
+    time.sleep(0.3)
+    _received(web_again, 200)
+    engine.publish("core.state", TableState({"phase": "betting"}))
+    vision.publish("vision.card", CardPlaced(2, "Kd", False))
+    assert _received(web_again) == [("core.state", "engine")]
+    assert ("vision.card", "vision") in _received(engine_side)
+    for socket in (vision, engine, web_again, engine_side):
         socket.close()
 
 

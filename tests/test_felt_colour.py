@@ -64,6 +64,12 @@ def test_a_key_on_the_trained_felt_returns_the_crop_itself():
     assert key.bgr(crop) is crop and key.rgb(crop) is crop
 
 
+def test_a_cloth_of_a_chips_colour_is_not_keyed():
+    red = cv2.cvtColor(np.array([[[35, 35, 200]]], np.uint8), cv2.COLOR_BGR2LAB)[0, 0]  # the 5 € chip's face
+    key = FeltKey(red.astype(float))
+    assert not key.active and key.clashes == ["0,50 € stripes", "5 € face"]
+
+
 def test_the_blue_cloth_keyed_looks_like_the_green_one_and_chips_and_cards_keep_their_colours(layout, scene, frames):
     blue, green = frames["blue"], frames["green"]
     key = FeltKey(measure_felt(blue, layout, calibrate(blue, layout).table_to_image))

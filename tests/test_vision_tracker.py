@@ -202,6 +202,24 @@ def test_a_card_lost_under_the_next_one_after_the_deal_comes_back_as_itself_in_a
         CardIdentified(7, 3, "3h"), CardIdentified(7, 4, "4h")]
 
 
+def test_a_card_that_cannot_be_the_one_gone_is_a_new_card_and_so_is_any_before_the_engine_has_said():
+    feed = Feed(Tracker(CONFIG, dealing=True))
+    hand = [back(7, 1200 + 28 * i) for i in range(5)]
+    feed.frames(5, hand)
+    feed.tracker.follow({"phase": "decisions", "coup": 1, "seats": {"7": {"awaits_bought_card": False}}})
+    shown = [face(7, "9H", 1200), *hand[1:]]
+    assert feed.frames(10, shown) == [CardIdentified(7, 0, "9h")]
+    assert feed.frames(20, shown[1:]) == [CardRemoved(7, 0)]
+    # another face where the nine of hearts went: not the nine, so a card the rules must judge
+    assert feed.frames(10, [face(7, "JS", 1200), *shown[1:]]) == [CardPlaced(7, "Js", True, 6)]
+    # a tracker the engine has told nothing of its seats keeps to the discard's rule
+    feed = Feed(Tracker(CONFIG, dealing=True))
+    feed.frames(5, hand)
+    feed.tracker.set_phase(False)
+    assert feed.frames(20, hand[:2] + hand[3:]) == [CardRemoved(7, 2)]
+    assert feed.frames(10, hand) == [CardPlaced(7, None, False, 6)]
+
+
 def test_a_whole_hand_gone_after_the_deal_comes_back_as_the_same_cards():
     feed = Feed()
     feed.tracker.set_phase(True)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from controller.felt.chips import CHIP_SET
 from controller.felt.layout import Layout
 
 #: The trained felt in OpenCV's 8-bit CIELAB (L*255/100, a+128, b+128): what ``measure_felt`` reads of the virtual
@@ -26,6 +27,9 @@ SAME_FELT = 12.0
 KEY_FULL = 12.0
 KEY_NONE = 20.0
 LAB_WEIGHTS = np.array([0.5, 1.0, 1.0], np.float32)
+#: a cloth whose colour lies within KEY_NONE + CLASH_MARGIN of a chip's printed colour is not keyed at all: keying
+#: would paint those chips as felt (the shaded side of a chip of the cloth's own colour is keyed whatever is done)
+CLASH_MARGIN = 8.0
 #: bare felt is looked for on a grid of this step (mm), at least CLEARANCE_MM from every zone and marker and from
 #: the felt's edge
 GRID_MM = 30.0
@@ -64,7 +68,14 @@ class FeltKey:
     def __init__(self, felt_lab: np.ndarray | tuple[float, float, float]) -> None:
         self.felt_lab = np.asarray(felt_lab, np.float32)
         self.shift = np.asarray(TRAINED_FELT_LAB, np.float32) - self.felt_lab
-        self.active = float(np.linalg.norm(self.shift)) > SAME_FELT
+        #: the chips (« 1 € face ») whose printed colour is too near the cloth's to key it
+        self.clashes = [f"{kind.name} {part}" for kind in CHIP_SET
+                        for part, rgb in (("face", kind.colour), ("stripes", kind.stripes))
+                        if self._distance(_lab_of_rgb(rgb)) < KEY_NONE + CLASH_MARGIN]
+        self.active = float(np.linalg.norm(self.shift)) > SAME_FELT and not self.clashes
+
+    def _distance(self, lab: np.ndarray) -> float:
+        return float(np.linalg.norm((lab - self.felt_lab) * LAB_WEIGHTS))
 
     def bgr(self, crop: np.ndarray) -> np.ndarray:
         """The crop (BGR, uint8, H x W x 3 or N x H x W x 3) with the cloth's pixels moved to the trained felt's
@@ -87,3 +98,7 @@ class FeltKey:
         weight = np.clip((KEY_NONE - distance) / (KEY_NONE - KEY_FULL), 0.0, 1.0)[..., None]
         lab += weight * self.shift
         return cv2.cvtColor(np.clip(lab, 0, 255).astype(np.uint8), from_lab)
+
+
+def _lab_of_rgb(rgb: tuple[int, int, int]) -> np.ndarray:
+    return cv2.cvtColor(np.array([[rgb[::-1]]], np.uint8), cv2.COLOR_BGR2LAB)[0, 0].astype(np.float32)

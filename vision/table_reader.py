@@ -243,9 +243,11 @@ class TableReader:
         if self._felt_unmeasured:
             self.felt = FeltKey(measure_felt(frame_bgr, self.layout, self.table_to_image))
             self._felt_unmeasured = False
-            log.info("the felt measured at Lab %s (trained on %s): %s", self.felt.felt_lab.round().tolist(),
-                     list(TRAINED_FELT_LAB), "its colour keyed to the trained felt's" if self.felt.active
-                     else "read as it is")
+            felt = self.felt
+            log.info("the felt measured at Lab %s (trained on %s): %s", felt.felt_lab.round().tolist(),
+                     list(TRAINED_FELT_LAB), "its colour keyed to the trained felt's" if felt.active
+                     else f"too near the colour of the {', '.join(felt.clashes)} to key: read as it is"
+                     if felt.clashes else "read as it is")
         thumbnails = self.thumbnails(frame_bgr)
         moved = [memory is None or int(np.abs(thumbnail - memory.thumbnail).max()) > self.change_threshold
                  for memory, thumbnail in zip(self._memory, thumbnails, strict=True)]

@@ -26,8 +26,8 @@ Cards that leave the felt: during the deal a player's card that goes is a player
 the deal it is ``CardRemoved``. A whole hand that goes is
 taken as lifted, so cards coming back to it are the same cards (turned face up at the showdown, perhaps), not new
 ones; a single card gone after the deal is a discard, and the card that comes next takes its place in the hand
-(the engine's bought card does the same) when the engine says the hand awaits a bought card; in any other hand it
-is the card gone, come back.
+(the engine's bought card does the same), unless the engine has said the hand awaits no bought card: then a card
+that may be the one gone (its face never seen, or the same face) is that card, come back.
 """
 
 from __future__ import annotations
@@ -463,10 +463,12 @@ class Tracker:
             card.state, card.x, card.y = "present", x, y
             return self._turn(seat, card, candidate.seen)
         removed = [c for c in hand.cards if c.state == "removed"]
-        if removed and not self.dealing and self._buying is not None and seat not in self._buying:
-            # After the deal the only new card a hand receives is a bought one: in a hand that awaits none, a card
-            # that shows where one went is that card back (lost a while under the next card, say), not a sixth
-            card = min(removed, key=lambda c: (c.identity is not None and c.identity != identity, distance(c)))
+        # After the deal the only new card a hand receives is a bought one: in a hand the engine says awaits none, a
+        # card that shows where one went, and may be it (its face never seen, or the same), is that card back (lost
+        # a while under the next card, say), not a sixth
+        back = [c for c in removed if c.identity is None or c.identity == identity]
+        if back and not self.dealing and self._buying is not None and seat not in self._buying:
+            card = min(back, key=lambda c: (c.identity != identity, distance(c)))
             card.state, card.x, card.y = "present", x, y
             return self._turn(seat, card, candidate.seen)
         sure = candidate.seen.agreement() >= self.config.sure_agreement

@@ -6,7 +6,7 @@ of the roles found in the keys folder (a ZAP handler, ``RoleAuthenticator``); th
 the same. The proxy knows each message's sender by the key it connected with, not by the name it writes, and passes
 on only the topics its role publishes (``ROLES``), under a publisher name of that role: a process holding the vision
 key cannot speak as the engine. It lets a subscriber hear only the topics its role may hear: the devices' messages
-go to the engine alone. Keys of peers it does not know are counted, never kept.
+go to the engine alone (and the demo's simulator). Keys of peers it does not know are counted, never kept.
 """
 
 from __future__ import annotations

@@ -46,7 +46,7 @@ class Proxy:
         self._context = zmq.Context()
         #: the proxy's own key pair, read here: a key missing stops the proxy before it starts
         self._pair = keys.pair(PROXY) if keys is not None else None
-        #: (role, reason) -> messages not passed on
+        #: (role, reason) -> messages not passed on, subscriptions not applied
         self.refused: Counter[tuple[str, str]] = Counter()
         #: connections refused for want of keys, or with keys for another server (``peers_refused``)
         self._handshakes_failed = 0
@@ -165,23 +165,33 @@ class Proxy:
                                     self.refused[role, reason], role, reason)
 
     def _subscribe(self, backend: zmq.Socket, frontend: zmq.Socket, upstream: set[bytes]) -> None:
-        """A subscriber's (un)subscription: applied to that subscriber if its role may hear the topic, else counted.
-        The publishers are asked once for each topic and never told to stop: a subscriber's word could otherwise
-        unsubscribe the topic for every other one, and a topic sent to the proxy that nobody hears costs little."""
+        """A subscriber's subscription: applied to that subscriber if its role may hear the topic, else counted; an
+        unsubscription: applied to that subscriber. The publishers are asked once for each topic and never told to
+        stop: a subscriber's word could otherwise unsubscribe the topic for every other one, and a topic sent to the
+        proxy that nobody hears costs little."""
         frame = backend.recv(copy=False)
         data = frame.bytes
         if not data or data[0] not in (0, 1):
             return  # XPUB hands up nothing else
-        role, topic = frame.get("User-Id"), data[1:]
-        if not ROLES[role].may_hear(topic.decode(errors="replace")):
+        topic = data[1:]
+        if data[0] == 0:
+            # Letting go concerns that subscriber only, whoever it is: the XPUB hands one up for each of its topics
+            # when it disconnects too, with no sender's metadata then
+            backend.setsockopt(zmq.UNSUBSCRIBE, topic)
+            return
+        try:
+            role = str(frame.get("User-Id"))
+        except zmq.ZMQError:
+            role = "unknown"  # a subscription always comes with its sender's metadata: never let such a one through
+        if role not in ROLES or not ROLES[role].may_hear(topic.decode(errors="replace")):
             reason = f"the {role} role does not hear {topic[:40].decode(errors='replace')!r}"
             self.refused[role, reason] += 1
             if worth_logging(self.refused[role, reason]):
                 log.warning("bus proxy: %d subscription(s) of the %s key refused: %s", self.refused[role, reason],
                             role, reason)
             return
-        backend.setsockopt(zmq.SUBSCRIBE if data[0] else zmq.UNSUBSCRIBE, topic)  # that subscriber's, only
-        if data[0] and topic not in upstream:
+        backend.setsockopt(zmq.SUBSCRIBE, topic)  # that subscriber's, only
+        if topic not in upstream:
             upstream.add(topic)
             frontend.send(data)
 
