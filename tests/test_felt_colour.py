@@ -14,7 +14,10 @@ from controller.sim.render import Renderer, TableCamera
 from controller.sim.scene import CardOnFelt, SceneState
 from vision.calibrate import calibrate
 from vision.felt_colour import SAME_FELT, TRAINED_FELT_LAB, FeltKey, felt_points, measure_felt
+from vision.chip_counter import DENOMINATIONS, MAX_COUNT
+from vision.stack_reader import STACK_MAX_COUNT
 from vision.table_reader import TableReader
+from vision.tracker import TrackerConfig
 
 #: a bet of each denomination, the 1 € chip (the nearest to the blue cloth's colour) among them, and empty zones
 BETS = {(1, "ante"): (100, 100, 100), (2, "ante"): (2500, 500, 500), (3, "ante"): (10000, 50, 50),
@@ -110,3 +113,33 @@ def test_the_reader_reads_the_bets_on_the_blue_cloth_as_on_the_green_one_and_not
     unkeyed = bets(frames["blue"], felt_lab=TRAINED_FELT_LAB)
     assert unkeyed != truth  # the counter alone takes the bare blue cloth for chips
     assert set(unkeyed) - set(truth), "empty zones of the blue cloth read as holding chips"
+
+
+class _Sure:
+    """A model stand-in that reads one 5 € chip in every zone, certain of it; the stack reader's stack probability
+    as given."""
+
+    def __init__(self, classes: int, stack_probability: float | None = None) -> None:
+        self.classes, self.stack_probability = classes, stack_probability
+
+    def probabilities(self, crops):
+        counts = np.zeros((len(crops), len(DENOMINATIONS), self.classes), np.float32)
+        counts[:, :, 0] = 1
+        counts[:, DENOMINATIONS.index(500)] = np.eye(self.classes)[1]
+        if self.stack_probability is None:
+            return counts
+        return np.full(len(crops), self.stack_probability, np.float32), counts
+
+
+@pytest.mark.parametrize(("cloth", "stack_probability", "vouched"),
+                         [("blue", 0.0, True), ("blue", 0.05, False), ("blue", 0.9, False), ("green", 0.05, True)])
+def test_on_a_keyed_cloth_a_zone_that_may_be_a_stack_is_never_vouched_for(layout, frames, cloth, stack_probability,
+                                                                          vouched):
+    frame = frames[cloth]
+    reader = TableReader(layout, calibrate(frame, layout).table_to_image, change_threshold=-1)
+    reader.chip_counter = _Sure(MAX_COUNT)
+    reader.stack_reader = _Sure(STACK_MAX_COUNT, stack_probability)
+    reading = reader.read(frame)
+    certainty = min(seen.confidence for seen in reading.observations if (seen.seat, seen.area) == (4, "ante"))
+    assert reader.felt.active == (cloth == "blue")
+    assert (certainty >= TrackerConfig().sure_certainty) == vouched
