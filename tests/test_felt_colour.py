@@ -13,8 +13,8 @@ from controller.felt.layout import load_layout
 from controller.sim.render import Renderer, TableCamera
 from controller.sim.scene import CardOnFelt, SceneState
 from vision.calibrate import calibrate
-from vision.felt_colour import SAME_FELT, TRAINED_FELT_LAB, FeltKey, felt_points, measure_felt
 from vision.chip_counter import DENOMINATIONS, MAX_COUNT
+from vision.felt_colour import SAME_FELT, TRAINED_FELT_LAB, FeltKey, felt_points, measure_felt
 from vision.stack_reader import STACK_MAX_COUNT
 from vision.table_reader import TableReader
 from vision.tracker import TrackerConfig
