@@ -12,7 +12,6 @@ import cv2
 import numpy as np
 import pytest
 
-from controller.felt.layout import load_layout
 from controller.sim.camera import knocked
 from controller.sim.conditions import CONDITIONS
 from controller.sim.render import Renderer, TableCamera
@@ -20,11 +19,6 @@ from controller.sim.scene import Arm, CardOnFelt, SceneState
 from vision.calibrate import find_markers, markers_moved
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture(scope="module")
-def layout():
-    return load_layout()
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,6 @@ import cv2
 import numpy as np
 import pytest
 
-from controller.felt.layout import load_layout
 from controller.sim.render import Renderer, TableCamera
 from controller.sim.scene import CardOnFelt, SceneState
 from vision.calibrate import calibrate
@@ -22,11 +21,6 @@ from vision.tracker import TrackerConfig
 #: a bet of each denomination, the 1 € chip (the nearest to the blue cloth's colour) among them, and empty zones
 BETS = {(1, "ante"): (100, 100, 100), (2, "ante"): (2500, 500, 500), (3, "ante"): (10000, 50, 50),
         (3, "bonus"): (100,), (5, "ante"): (500, 100, 100), (6, "raise"): (2500, 2500, 100), (7, "ante"): (50,)}
-
-
-@pytest.fixture(scope="module")
-def layout():
-    return load_layout()
 
 
 @pytest.fixture(scope="module")

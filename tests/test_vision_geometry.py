@@ -5,17 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from controller.felt.layout import DEALER, load_layout
+from controller.felt.layout import DEALER
 from controller.sim.render import Renderer, TableCamera
 from controller.sim.scene import CardOnFelt, SceneState
 from vision.calibrate import calibrate
 from vision.index_reader import INDEX_SIZE, index_crop
 from vision.table_reader import Region, seat_regions
-
-
-@pytest.fixture(scope="module")
-def layout():
-    return load_layout()
 
 
 def test_each_seat_region_holds_all_of_its_seats_zones(layout) -> None:

@@ -456,21 +456,23 @@ class Tracker:
         def distance(card: _Card) -> float:
             return ((card.x - x) ** 2 + (card.y - y) ** 2) ** 0.5
 
+        def come_back(cards: list[_Card]) -> list[Event]:
+            """The likeliest of ``cards`` (the same face first, then the nearest) is back, showing what it shows."""
+            card = min(cards, key=lambda c: (c.identity != identity, distance(c)))
+            card.state, card.x, card.y = "present", x, y
+            return self._turn(seat, card, candidate.seen)
+
         lifted = [c for c in hand.cards
                   if c.state == "lifted" and (c.identity is None or not face_up or c.identity == identity)]
         if lifted:
-            card = min(lifted, key=lambda c: (c.identity != identity, distance(c)))
-            card.state, card.x, card.y = "present", x, y
-            return self._turn(seat, card, candidate.seen)
+            return come_back(lifted)
         removed = [c for c in hand.cards if c.state == "removed"]
         # After the deal the only new card a hand receives is a bought one: in a hand the engine says awaits none, a
         # card that shows where one went, and may be it (its face never seen, or the same), is that card back (lost
         # a while under the next card, say), not a sixth
         back = [c for c in removed if c.identity is None or c.identity == identity]
         if back and not self.dealing and self._buying is not None and seat not in self._buying:
-            card = min(back, key=lambda c: (c.identity != identity, distance(c)))
-            card.state, card.x, card.y = "present", x, y
-            return self._turn(seat, card, candidate.seen)
+            return come_back(back)
         sure = candidate.seen.agreement() >= self.config.sure_agreement
         new = _Card(len(hand.cards), x, y, face_up, identity, identity if sure else None)
         if face_up and not sure:
