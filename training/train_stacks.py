@@ -106,21 +106,23 @@ def predict(net, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(stacked), np.concatenate(counts)
 
 
-def train(data: Path, held_out: Path, epochs: int, seed: int, out: Path, threads: int = 2) -> dict[str, float]:
-    """A fixed number of epochs (a one-cycle learning rate); the last one is kept. The count heads learn from stacks
-    only; whether a stack is there, from every zone."""
+def train(data: Path, held_out: Path, epochs: int, seed: int, out: Path, threads: int = 2, init: Path | None = None,
+          peak_lr: float = 3e-3, more_data: tuple[Path, ...] = ()) -> dict[str, float]:
+    """A fixed number of epochs (a one-cycle learning rate peaking at ``peak_lr``); the last one is kept. The count
+    heads learn from stacks only; whether a stack is there, from every zone. ``init``: a checkpoint to start from (a
+    fine-tune), whose lineage the new one carries on; ``more_data``: further zones trained on with ``data``'s."""
     import torch
 
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     rng = np.random.default_rng(seed)
-    x, is_stack, y = load_data(data)
+    x, is_stack, y = (np.concatenate(parts) for parts in zip(*map(load_data, (data, *more_data)), strict=True))
     xh, stack_h, yh = load_data(held_out)
     print(f"zones: {len(x)} to train on ({int(is_stack.sum())} stacks), {len(xh)} held out", flush=True)
-    net = build_net()
+    net, parent = load_net(init) if init is not None else (build_net(), {})
     batches = (len(x) + 63) // 64
     opt = torch.optim.AdamW(net.parameters(), 2e-3, weight_decay=1e-4)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=epochs * batches)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(opt, peak_lr, total_steps=epochs * batches)
     started = time.time()
     figures: dict[str, float] = {}
     for epoch in range(1, epochs + 1):
@@ -150,7 +152,9 @@ def train(data: Path, held_out: Path, epochs: int, seed: int, out: Path, threads
     state = {k: v.half() if v.is_floating_point() else v for k, v in net.state_dict().items()}
     out.parent.mkdir(parents=True, exist_ok=True)
     torch.save({"state_dict": state, "denominations": DENOMINATIONS, "max_count": STACK_MAX_COUNT,
-                "meta": {"epochs": epochs, "seed": seed, "data": str(data), "held_out": str(held_out), **figures}},
+                "meta": {"epochs": epochs, "seed": seed, "data": str(data), "held_out": str(held_out), **figures,
+                         "init": str(init) if init else None,
+                         "lineage": parent.get("meta", {}).get("lineage", [])}},
                out)
     return figures
 
@@ -226,6 +230,11 @@ def main(argv: list[str] | None = None) -> int:
     data.add_argument("--stacked-share", type=float, default=0.5)
     data.add_argument("--max-stack", type=int, default=12, choices=range(2, 21), metavar="2..20")
     add_model_commands(sub, "stack reader", "build/stacks", MODEL_PATH, ONNX_PATH)
+    training = sub.choices["train"]
+    training.add_argument("--init", type=Path, help="a checkpoint to fine-tune (default: fresh weights)")
+    training.add_argument("--peak-lr", type=float, default=3e-3, help="the one-cycle schedule's peak learning rate")
+    training.add_argument("--more-data", type=Path, nargs="+", default=[], metavar="NPZ",
+                          help="further zones (made by data) trained on with --data's")
     args = parser.parse_args(argv)
     if args.command == "data":
         return exit_cleanly_when_interrupted(parser.prog, lambda: print(
@@ -233,7 +242,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{len(args.seeds) * args.scenes * 28} zones"))
 
     def train_to(args: argparse.Namespace) -> str:
-        figures = train(args.data, args.held_out, args.epochs, args.seed, args.out, args.threads)
+        figures = train(args.data, args.held_out, args.epochs, args.seed, args.out, args.threads, args.init,
+                        args.peak_lr, tuple(args.more_data))
         return f"held-out {figures} -> {args.out}"
 
     return run_model_command(parser, args, export, held_out_report, train_to)
