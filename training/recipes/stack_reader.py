@@ -30,7 +30,7 @@ RECIPE = Recipe(
                f"{STACKS} train --data build/stacks/train.npz --held-out build/stacks/held_out.npz --epochs 12"
                " --out {out}"),
               "about 38 minutes of training and 12 of rendering on a shared 2-core CPU"),
-        Stage("low-stacks-fine-tune", "2026-12-06", None,
+        Stage("low-stacks-fine-tune", "2026-12-06", "2b9fa4f",
               "4 epochs (one-cycle, peak learning rate 1e-3) from the render-stacks weights on 10,080 rendered bet"
               " zones: 6,720 where stacks are 1 to 3 chips high, 3,360 of the usual mix (stacks of 1 to 12); the last"
               " epoch kept, adopted by the rule written before training (models/EXPERIMENTS.md, \"Two-chip stacks"
