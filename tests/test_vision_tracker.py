@@ -414,3 +414,18 @@ def test_a_card_turned_up_with_one_misread_in_four_is_named_at_once():
     for label in ["QS", "QS", "QC", "QS"]:
         events += feed.frames(1, [face(2, label, 700)])
     assert events == [CardIdentified(2, 0, "Qs")]
+
+
+def test_a_face_read_as_a_card_already_in_play_goes_to_the_dealer_once():
+    feed = Feed()
+    assert feed.frames(5, [face(0, "AH", 900)]) == [CardPlaced(0, "Ah", True, 1)]
+    # a second ace of hearts laid face up: a misread likelier than a second deck's card; the dealer names it
+    events = feed.frames(10, [face(0, "AH", 900), face(3, "AH", 700)])
+    assert events == [CardPlaced(3, None, True, 2), CardIdentified(3, 0, "Ah", sure=False)]
+    # a face-down card turned up and read as the same: asked once; what it reads once turned again is vouched for
+    feed.frames(5, [face(0, "AH", 900), face(3, "AH", 700), back(5, 700)])
+    turned = feed.frames(10, [face(0, "AH", 900), face(3, "AH", 700), face(5, "AH", 700)])
+    assert turned == [CardIdentified(5, 0, "Ah", sure=False)]
+    feed.frames(10, [face(0, "AH", 900), face(3, "AH", 700), back(5, 700)])
+    assert feed.frames(10, [face(0, "AH", 900), face(3, "AH", 700), face(5, "KH", 700)]) == [
+        CardIdentified(5, 0, "Kh")]

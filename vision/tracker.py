@@ -15,6 +15,8 @@ rank now and then, and loses cards under arms and hands. So
 - a card's identity is reported only when its frames agree on it (``sure_agreement``); a card face up whose frames
   disagree is placed as not yet identified, its frames go on voting, and once it has stayed in doubt ``doubt_ms`` its
   likeliest identity goes out unsure (``CardIdentified(sure=False)``): the engine asks the dealer, never guesses.
+  A face read the same as a card already reported this coup goes out unsure at once: the dealer names it, and only
+  his answer can make it a duplicate card.
 
 Cards of a hand are matched frame to frame by position (they are laid slightly staggered, overlapping). The index
 of a card in its hand is its place in the order the hand received it, as the engine's hand has it. Cards that first
@@ -188,6 +190,7 @@ class _Card:
     turning: _Run | None = None  # frames showing the other face
     doubt: _Run | None = None  # face up, its frames not agreeing on its identity: they go on voting
     asked: bool = False  # its doubt went to the engine, for the dealer
+    repeat_asked: str | None = None  # the face, read as a card already in play, that went to the dealer
 
 
 @dataclass(eq=False)
@@ -417,10 +420,23 @@ class Tracker:
 
     def _identified(self, seat: int, card: _Card, identity: str) -> list[Event]:
         card.doubt, card.identity = None, identity
-        if card.reported == identity:
+        if card.reported == identity or card.repeat_asked == identity:
             return []
+        if self._in_play(identity, card):
+            return self._ask(seat, card, identity)
         card.reported = identity
         return [CardIdentified(seat, card.index, rules_card(identity))]
+
+    def _in_play(self, identity: str, card: _Card | None) -> bool:
+        """Whether a card of this coup other than ``card`` was reported as ``identity`` (discards included)."""
+        return any(other is not card and other.reported == identity
+                   for hand in self._hands.values() for other in hand.cards)
+
+    def _ask(self, seat: int, card: _Card, identity: str) -> list[Event]:
+        """A face read the same as a card already in play: a shoe holds each card once, and a misread is likelier
+        than a second one, so the dealer names it (``sure=False``); if he names that card, the rules flag it."""
+        card.repeat_asked = identity
+        return [CardIdentified(seat, card.index, rules_card(identity), sure=False)]
 
     def _vote(self, seat: int, card: _Card, t_ms: int, label: str) -> list[Event]:
         """One more frame of a card whose identity is in doubt: reported once its frames agree on it; sent as
@@ -474,7 +490,8 @@ class Tracker:
         if back and not self.dealing and self._buying is not None and seat not in self._buying:
             return come_back(back)
         sure = candidate.seen.agreement() >= self.config.sure_agreement
-        new = _Card(len(hand.cards), x, y, face_up, identity, identity if sure else None)
+        repeated = face_up and sure and identity is not None and self._in_play(identity, None)
+        new = _Card(len(hand.cards), x, y, face_up, identity, identity if sure and not repeated else None)
         if face_up and not sure:
             new.doubt = candidate.seen
         if removed and not self.dealing:
@@ -483,7 +500,8 @@ class Tracker:
         else:
             hand.cards.append(new)
         self._order += 1
-        return [CardPlaced(seat, rules_card(new.reported) if new.reported else None, face_up, self._order)]
+        placed = CardPlaced(seat, rules_card(new.reported) if new.reported else None, face_up, self._order)
+        return [placed, *self._ask(seat, new, identity)] if repeated and identity is not None else [placed]
 
     def _track_chips(self, t_ms: int, key: ZoneKey, total: int, sure: bool, at_least: bool) -> list[Event]:
         """A zone's total (and whether the counter vouches for it) is reported once it has held steady; a total
