@@ -85,6 +85,49 @@ def test_after_no_more_bets_a_doubtful_reading_is_never_acted_on_until_the_deale
     assert isinstance(outcome.operation, Raise) and referee.state()["to_confirm"] == []
 
 
+def test_a_sure_ante_outside_the_limits_is_asked_of_the_dealer_and_flagged_only_on_his_amount():
+    # From above a stack can show only its top chip: a 30 € stack read, sure, as its 5 € top chip
+    referee = betting_referee()
+    outcome = referee.handle(_event(ChipsChanged(1, "ante", 500), 10))
+    assert outcome.flags == [] and referee.state()["to_confirm"] == [
+        {"seat": 1, "box": "ante", "amount": 500, "at_least": False}]
+    assert referee.handle(_event(ButtonPressed("no_more_bets"), 11)).refusal is not None
+    assert referee.handle(_event(DealerOperation("bet seat=1 box=ante amount=30.00"), 12)).refused is None
+    outcome = referee.handle(_event(ButtonPressed("no_more_bets"), 13))
+    assert outcome.refused is None and outcome.flags == []
+    # the dealer's amount is what the rules judge: 5 € keyed is 5 € flagged
+    referee = betting_referee()
+    referee.handle(_event(ChipsChanged(1, "ante", 500), 10))
+    referee.handle(_event(DealerOperation("bet seat=1 box=ante amount=5.00"), 11))
+    outcome = referee.handle(_event(ButtonPressed("no_more_bets"), 12))
+    assert [flag.kind.value for flag in outcome.flags] == ["bet_outside_limits"]
+    # an ante within the limits is taken as read
+    referee = betting_referee()
+    referee.handle(_event(ChipsChanged(1, "ante", 1500), 10))
+    assert referee.state()["to_confirm"] == [] and referee.table.seats[1].bets[Box.ANTE] == 1500
+
+
+def test_a_sure_raise_not_twice_the_ante_is_never_acted_on_until_the_dealer_keys_it():
+    referee = betting_referee()
+    for t, body in enumerate([ChipsChanged(1, "ante", 10000), ButtonPressed("no_more_bets"),
+                              DealerOperation("shuffle shuffles=5 cuts=2"), DealerOperation("cut seat=1 accepted=yes")],
+                             10):
+        assert referee.handle(_event(body, t)).refused is None
+    cards = iter(full_deck())
+    for t in range(20, 30):
+        position = "1" if t % 2 == 0 else "dealer"
+        up = "yes" if position == "dealer" and t == 29 else "no"
+        line = f"deal position={position} card={next(cards) if up == 'yes' else '??'} face_up={up}"
+        assert referee.handle(_event(DealerOperation(line), t)).refused is None, line
+    assert referee.handle(_event(ButtonPressed("end_of_deal"), 30)).refused is None
+    # two 100 € chips stacked, read as the top one: no raise, no flag, the dealer asked
+    outcome = referee.handle(_event(ChipsChanged(1, "raise", 10000), 31))
+    assert outcome.operation is None and outcome.flags == []
+    assert referee.state()["to_confirm"] == [{"seat": 1, "box": "raise", "amount": 10000, "at_least": False}]
+    outcome = referee.handle(_event(DealerOperation("raise seat=1 amount=200.00"), 32))
+    assert isinstance(outcome.operation, Raise) and outcome.flags == [] and referee.state()["to_confirm"] == []
+
+
 def showdown_waiting_for_a_card() -> tuple[Referee, int]:
     """``settled()``'s coup from the dealer's keypad with seat 6's last card dealt unseen: the showdown waits for
     it. The referee and the next event's time (ms)."""

@@ -24,7 +24,7 @@ from controller.cli import main
 from controller.config import load_config
 from controller.rules.cards import full_deck
 from controller.rules.history import format_history, format_operation, format_time, parse_history
-from controller.rules.operations import DEALER, Box, Operation, PaymentSeen, Settle
+from controller.rules.operations import DEALER, Box, Operation, PaymentSeen, Raise, Settle
 from controller.rules.table import HAND_SIZE, Table
 from controller.sim.coups import new_table, play_coup
 from controller.sim.events import bus_events
@@ -335,6 +335,10 @@ def _session() -> tuple[list[list[Operation]], list[int]]:
     return coups, [cut - starts[2]]
 
 
+#: coup 3's seat 4 raising 50.00 on a 30.00 ante (``_session``)
+IRREGULAR_RAISE = (4, 5000)
+
+
 def _envelopes(ops: list[Operation], first_seq: int) -> list[tuple[str, Envelope]]:
     events = []
     for op in ops:
@@ -343,6 +347,9 @@ def _envelopes(ops: list[Operation], first_seq: int) -> list[tuple[str, Envelope
             events.append((op.t, "dealer.keypad", DealerOperation(format_operation(op).split(" ", 1)[1])))
         else:
             events.extend(bus_events([op]))
+        if isinstance(op, Raise) and (op.seat, op.amount) == IRREGULAR_RAISE:
+            # a raise the rules would flag is held for the dealer, even read sure: he keys what lies there
+            events.append((op.t, "dealer.keypad", DealerOperation(format_operation(op).split(" ", 1)[1])))
     return [(topic, Envelope("sim", seq, ms * 1_000_000, 1_700_000_000_000_000_000 + ms * 1_000_000, body))
             for seq, (ms, topic, body) in enumerate(events, start=first_seq)]
 

@@ -30,7 +30,7 @@ from controller.profiles import PROFILES_DIR
 from controller.referee import Referee
 from controller.rules.cards import full_deck, parse_cards
 from controller.rules.history import format_operation
-from controller.rules.operations import DEALER, Box, OpenSession
+from controller.rules.operations import DEALER, Box, OpenSession, Raise
 from controller.rules.profile import TableRules, parse_profile
 from controller.rules.table import HAND_SIZE, Table
 from controller.sim.events import bus_events
@@ -107,7 +107,13 @@ def busiest_state() -> dict:
     twice too early, and the camera gone. The camera's verdicts are set by hand (``PAYMENTS``): played through the
     referee, the faults would add alerts of their own, and a camera not heard of would have watched none."""
     rules = bonus_and_jackpot_rules()
-    events = [body for _ms, _topic, body in bus_events(busiest_coup(rules).log)]
+    events = []
+    for operation in busiest_coup(rules).log:
+        if isinstance(operation, Raise) and operation.seat == 2:
+            # a raise the rules would flag is held for the dealer even read sure (the referee): he keys it
+            events.append(DealerOperation(format_operation(operation).split(" ", 1)[1]))
+        else:
+            events += [body for _ms, _topic, body in bus_events([operation])]
     events += [ButtonPressed("payment_done")] * 4 + [DealerOperation("end-coup"), DealerOperation("end-coup"),
                                                       CameraStatus(online=False)]
     referee = Referee(rules, jackpot_meter=1_000_000)
