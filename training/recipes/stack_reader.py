@@ -6,8 +6,7 @@ a casino stack, and its count per denomination; the table reader merges its read
 Lineage: one training from fresh weights on bet zones drawn by the virtual table's renderer (renderer seeds 1-5,
 one training deck each for the cards around them; half of the zones a casino stack of 1 to 12 chips of one or two
 denominations, the others spread piles of 1 to 10), judged on seeds 6 and 7 (``models/EXPERIMENTS.md``,
-2026-12-05); then fine-tuned on zones where stacks are 1 to 3 chips high, with some of the usual mix (seeds 21-26),
-judged on seeds 27 and 7 (2026-12-06). Needs Debian ``gnome-cards-data`` and ``kdegames-card-data-kf5`` (the decks).
+2026-12-05). Needs Debian ``gnome-cards-data`` and ``kdegames-card-data-kf5`` (the decks).
 """
 
 from __future__ import annotations
@@ -30,22 +29,10 @@ RECIPE = Recipe(
                f"{STACKS} train --data build/stacks/train.npz --held-out build/stacks/held_out.npz --epochs 12"
                " --out {out}"),
               "about 38 minutes of training and 12 of rendering on a shared 2-core CPU"),
-        Stage("low-stacks-fine-tune", "2026-12-06", "2b9fa4f",
-              "4 epochs (one-cycle, peak learning rate 1e-3) from the render-stacks weights on 10,080 rendered bet"
-              " zones: 6,720 where stacks are 1 to 3 chips high, 3,360 of the usual mix (stacks of 1 to 12); the last"
-              " epoch kept, adopted by the rule written before training (models/EXPERIMENTS.md, \"Two-chip stacks"
-              " taken for one chip\")",
-              (f"{STACKS} data --out build/stacks-ft/low.npz --seeds 21 22 23 24 --scenes 60 --max-stack 3",
-               f"{STACKS} data --out build/stacks-ft/general.npz --seeds 25 26 --scenes 60",
-               f"{STACKS} data --out build/stacks-ft/judge-low.npz --seeds 27 --scenes 40 --max-stack 3",
-               f"{STACKS} train --init {{parent}} --peak-lr 1e-3 --epochs 4 --data build/stacks-ft/low.npz"
-               " --more-data build/stacks-ft/general.npz --held-out build/stacks-ft/judge-low.npz --out {out}"),
-              "about 6 minutes of training and 3 of rendering on a shared 2-core CPU"),
     ),
     after=(f"{STACKS} export --weights {{out}} --out {{onnx}}",),
     check=(f"{STACKS} data --out build/stacks/check.npz --seeds 7 --scenes 40",
            f"{STACKS} report --weights {{out}} --held-out build/stacks/check.npz",
-           f"{STACKS} report --weights {{out}} --held-out build/stacks-ft/judge-low.npz",
            "python benchmarks/chips.py --stacked-share 0.35"),
 )
 
