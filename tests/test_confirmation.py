@@ -60,9 +60,11 @@ def test_an_unsure_payment_holds_that_seats_payment_done_and_the_dealers_amount_
     assert isinstance(outcome.operation, PaymentDone) and outcome.flags == []
 
 
-def test_after_no_more_bets_a_doubtful_reading_is_never_acted_on_until_the_dealer_keys_it():
+def dealt_referee(ante: int) -> Referee:
+    """Seat 1 alone with ``ante`` cents, dealt from the keypad (cards unseen but the dealer's last): its decision is
+    due; the next event's time is 30 ms."""
     referee = betting_referee()
-    for t, body in enumerate([ChipsChanged(1, "ante", 1000), ButtonPressed("no_more_bets"),
+    for t, body in enumerate([ChipsChanged(1, "ante", ante), ButtonPressed("no_more_bets"),
                               DealerOperation("shuffle shuffles=5 cuts=2"), DealerOperation("cut seat=1 accepted=yes")],
                              10):
         assert referee.handle(_event(body, t)).refused is None
@@ -73,6 +75,11 @@ def test_after_no_more_bets_a_doubtful_reading_is_never_acted_on_until_the_deale
         line = f"deal position={position} card={next(cards) if up == 'yes' else '??'} face_up={up}"
         assert referee.handle(_event(DealerOperation(line), t)).refused is None, line
     assert referee.handle(_event(ButtonPressed("end_of_deal"), 30)).refused is None
+    return referee
+
+
+def test_after_no_more_bets_a_doubtful_reading_is_never_acted_on_until_the_dealer_keys_it():
+    referee = dealt_referee(1000)
     # a doubtful ante after « rien ne va plus » is no moved bet: nothing is flagged on it
     outcome = referee.handle(_event(ChipsChanged(1, "ante", 6000, sure=False), 30))
     assert outcome.operation is None and outcome.flags == []
@@ -108,18 +115,7 @@ def test_a_sure_ante_outside_the_limits_is_asked_of_the_dealer_and_flagged_only_
 
 
 def test_a_sure_raise_not_twice_the_ante_is_never_acted_on_until_the_dealer_keys_it():
-    referee = betting_referee()
-    for t, body in enumerate([ChipsChanged(1, "ante", 10000), ButtonPressed("no_more_bets"),
-                              DealerOperation("shuffle shuffles=5 cuts=2"), DealerOperation("cut seat=1 accepted=yes")],
-                             10):
-        assert referee.handle(_event(body, t)).refused is None
-    cards = iter(full_deck())
-    for t in range(20, 30):
-        position = "1" if t % 2 == 0 else "dealer"
-        up = "yes" if position == "dealer" and t == 29 else "no"
-        line = f"deal position={position} card={next(cards) if up == 'yes' else '??'} face_up={up}"
-        assert referee.handle(_event(DealerOperation(line), t)).refused is None, line
-    assert referee.handle(_event(ButtonPressed("end_of_deal"), 30)).refused is None
+    referee = dealt_referee(10000)
     # two 100 € chips stacked, read as the top one: no raise, no flag, the dealer asked
     outcome = referee.handle(_event(ChipsChanged(1, "raise", 10000), 31))
     assert outcome.operation is None and outcome.flags == []
