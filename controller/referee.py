@@ -280,14 +280,18 @@ class Referee:
         return outcome
 
     def _handle(self, envelope: Envelope) -> Outcome:
-        if isinstance(envelope.body, ChipsChanged):
-            if envelope.body.sure and self._breaks_a_betting_rule(envelope):
-                envelope = msgspec.structs.replace(envelope, body=msgspec.structs.replace(envelope.body, sure=False))
-            self._note_unvouched(envelope.body)
         try:
             operation = self.operation_for(envelope)
         except (CardError, HistoryError, ValueError) as error:
-            return Outcome(refused=str(error), refusal=_unreadable(envelope, str(error)))
+            operation, unreadable = None, error
+        else:
+            unreadable = None
+        if isinstance(envelope.body, ChipsChanged):
+            if envelope.body.sure and self._breaks_a_betting_rule(envelope.body, operation):
+                envelope = msgspec.structs.replace(envelope, body=msgspec.structs.replace(envelope.body, sure=False))
+            self._note_unvouched(envelope.body)
+        if unreadable is not None:
+            return Outcome(refused=str(unreadable), refusal=_unreadable(envelope, str(unreadable)))
         if operation is None:
             return Outcome()
         if isinstance(operation, Refusal):
@@ -364,31 +368,22 @@ class Referee:
             case _, Raise(seat=seat) | Fold(seat=seat) | DecisionTimeout(seat=seat):
                 self.to_confirm.pop((seat, "raise"), None)
 
-    def _breaks_a_betting_rule(self, envelope: Envelope) -> bool:
-        """Whether a chip reading the camera vouches for would, taken as read, be flagged for its amount alone: an
-        ante outside the table's limits, a side bet off its stake, a raise not the rule's multiple of the ante. From
-        above, a stack can show no more than its top chip (``vision.stack_reader``): such a reading is held « à
-        confirmer » like a doubtful one, and the flag, if any, is raised on the dealer's amount."""
-        reading = envelope.body
-        assert isinstance(reading, ChipsChanged)
-        try:
-            operation = self.operation_for(envelope)
-        except (CardError, HistoryError, ValueError):
-            return False
-        rules, amount = self.table.rules, reading.amount
+    def _breaks_a_betting_rule(self, reading: ChipsChanged, operation: Operation | Refusal | None) -> bool:
+        """Whether a chip reading the camera vouches for would, taken as read (``operation``), be flagged for its
+        amount alone: an ante outside the table's limits, a side bet off its stake, a raise not the rule's multiple
+        of the ante. From above, a stack can show no more than its top chip (``vision.stack_reader``): such a
+        reading is held « à confirmer » like a doubtful one, and the flag, if any, is raised on the dealer's
+        amount."""
+        table, amount = self.table, reading.amount
         if isinstance(operation, Raise):
-            seat = self.table.seats.get(operation.seat)
-            ante = seat.fixed.get(Box.ANTE, 0) if seat is not None else 0
-            return bool(ante) and amount != ante * rules.profile.raise_multiple
-        if not isinstance(operation, PlaceBet) or self.table.phase is not Phase.BETTING or not amount:
+            required = table.raise_required(operation.seat)
+            return bool(required) and amount != required
+        if not isinstance(operation, PlaceBet) or table.phase is not Phase.BETTING or not amount:
             return False
         if operation.box is Box.ANTE:
-            return not rules.minimum_cents <= amount <= rules.maximum_cents
-        if operation.box is Box.BONUS and rules.bonus:
-            return amount != rules.bonus_stake_cents
-        if operation.box is Box.JACKPOT and rules.jackpot:
-            return amount != rules.profile.jackpot_stake_cents
-        return False
+            return not table.ante_within_limits(amount)
+        stake = table.side_bet_stake(operation.box)
+        return stake is not None and amount != stake
 
     def _note_unvouched(self, reading: ChipsChanged) -> None:
         if reading.at_least or not reading.sure:

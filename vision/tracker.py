@@ -490,8 +490,9 @@ class Tracker:
         if back and not self.dealing and self._buying is not None and seat not in self._buying:
             return come_back(back)
         sure = candidate.seen.agreement() >= self.config.sure_agreement
-        repeated = face_up and sure and identity is not None and self._in_play(identity, None)
-        new = _Card(len(hand.cards), x, y, face_up, identity, identity if sure and not repeated else None)
+        # the face of a card already in play, which the dealer is asked to name
+        repeated = identity if face_up and sure and identity is not None and self._in_play(identity, None) else None
+        new = _Card(len(hand.cards), x, y, face_up, identity, identity if sure and repeated is None else None)
         if face_up and not sure:
             new.doubt = candidate.seen
         if removed and not self.dealing:
@@ -501,7 +502,7 @@ class Tracker:
             hand.cards.append(new)
         self._order += 1
         placed = CardPlaced(seat, rules_card(new.reported) if new.reported else None, face_up, self._order)
-        return [placed, *self._ask(seat, new, identity)] if repeated and identity is not None else [placed]
+        return [placed, *self._ask(seat, new, repeated)] if repeated is not None else [placed]
 
     def _track_chips(self, t_ms: int, key: ZoneKey, total: int, sure: bool, at_least: bool) -> list[Event]:
         """A zone's total (and whether the counter vouches for it) is reported once it has held steady; a total

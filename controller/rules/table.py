@@ -382,6 +382,21 @@ class Table:
     def players_in_play(self) -> list[int]:
         return self.coup.players
 
+    # --- the amounts the rules require (the referee asks them too, before it takes a reading as read) ---------
+
+    def ante_within_limits(self, cents: int) -> bool:
+        return self.rules.minimum_cents <= cents <= self.rules.maximum_cents
+
+    def side_bet_stake(self, box: Box) -> int | None:
+        """The stake a side bet must be, or None where the table does not offer it."""
+        if box is Box.BONUS:
+            return self.rules.bonus_stake_cents if self.rules.bonus else None
+        return self.rules.profile.jackpot_stake_cents if self.rules.jackpot else None
+
+    def raise_required(self, seat: int) -> int:
+        """The raise the rule asks of the seat: its ante fixed at « rien ne va plus » times the profile's multiple."""
+        return self.seats[seat].fixed.get(Box.ANTE, 0) * self.rules.profile.raise_multiple
+
     def hand_of(self, position: int) -> Hand:
         return self.coup.dealer if position == DEALER else self.seats[position].hand
 
@@ -577,7 +592,7 @@ class Table:
             seat.in_play = seat.occupied and ante > 0
             if not seat.occupied:
                 continue
-            if ante and not rules.minimum_cents <= ante <= rules.maximum_cents:
+            if ante and not self.ante_within_limits(ante):
                 self._flag(FlagKind.BET_OUTSIDE_LIMITS, Severity.WARNING, number,
                            f"ante {ante} cents outside the table's {rules.minimum_cents}..{rules.maximum_cents}",
                            f"ante de {euros_fr(ante)} hors des limites de la table "
@@ -598,10 +613,8 @@ class Table:
         amount = seat.fixed.get(box, 0)
         if not amount:
             return
-        rules = self.rules
-        offered = rules.bonus if box is Box.BONUS else rules.jackpot
-        stake = rules.bonus_stake_cents if box is Box.BONUS else rules.profile.jackpot_stake_cents
-        if not offered:
+        stake = self.side_bet_stake(box)
+        if stake is None:
             kind, why, why_fr = FlagKind.SIDE_BET_NOT_OFFERED, "this table does not offer it", \
                 "cette table ne le propose pas"
         elif not seat.fixed.get(Box.ANTE):
@@ -804,7 +817,7 @@ class Table:
         seat = self.seats[op.seat]
         seat.decision = Decision.RAISE
         seat.raise_amount = op.amount
-        required = seat.fixed[Box.ANTE] * self.rules.profile.raise_multiple
+        required = self.raise_required(op.seat)
         if op.amount != required:
             over = op.amount > required
             settled = "settled at the rule's amount, the excess returned" if over else "settled on the amount placed"
@@ -887,7 +900,7 @@ class Table:
         value = evaluate([card for card in seat.hand.cards if card is not None])
         if profile.auto_raise_from is not None and value.category >= profile.auto_raise_from:
             seat.decision = Decision.RAISE
-            seat.raise_amount = seat.fixed[Box.ANTE] * profile.raise_multiple
+            seat.raise_amount = self.raise_required(op.seat)
             # the hand's category stays out of the detail: the kiosk shows it while the hand is still face down
             outcome, outcome_fr = "raised automatically (the profile's rule for its hand)", "relance d'office"
         else:
@@ -934,7 +947,7 @@ class Table:
                 seat=number,
                 ante=seat.fixed.get(Box.ANTE, 0),
                 # A raise above the rule's amount is settled at the rule's amount; the excess goes back.
-                raise_amount=min(seat.raise_amount, seat.fixed.get(Box.ANTE, 0) * self.rules.profile.raise_multiple)
+                raise_amount=min(seat.raise_amount, self.raise_required(number))
                 if seat.decision is Decision.RAISE else 0,
                 folded=seat.decision is Decision.FOLD,
                 bonus=seat.fixed.get(Box.BONUS, 0),
