@@ -105,8 +105,8 @@ def run(coups: int, seed: int, camera: str = "direct") -> dict[str, object]:
         pins = table = driver = None
         try:
             wait_for_engine(stack)
-            pins = VirtualPins(context, f"ipc://{folder}/run/pins.sock")
-            driver = RenderedCamera(context, camera_endpoint(folder), seed=seed) if rendered else None
+            pins = VirtualPins(context, f"ipc://{folder}/run/pins.sock", keys=stack.keys)
+            driver = RenderedCamera(context, camera_endpoint(folder), seed=seed, keys=stack.keys) if rendered else None
             table = VirtualTable(stack.bus, folder, stack.shoe, pins, vision=driver)
             table.wait_ready()
             processes = stack_processes(stack.run.pid, stack.sensors.pid)

@@ -197,7 +197,7 @@ def cmd_vision(args: argparse.Namespace) -> int:
 def cmd_sensors(args: argparse.Namespace) -> int:
     import zmq
 
-    from .bus.keys import bus_context
+    from .bus.keys import Keys, bus_context
     from .config import load_config
     from .sensors.bridge import SensorBridge
 
@@ -218,7 +218,8 @@ def cmd_sensors(args: argparse.Namespace) -> int:
         if args.virtual_pins and bridge.gpio:
             from .sensors.virtual import VirtualPinsServer
 
-            pins = VirtualPinsServer(zmq.Context.instance(), args.virtual_pins, bridge.gpio, factory)
+            keys = Keys(config.bus_keys) if config.bus_keys is not None else None
+            pins = VirtualPinsServer(zmq.Context.instance(), args.virtual_pins, bridge.gpio, factory, keys)
         shutdown.STOP.on_stop(bridge.stop)  # at once if a signal came while starting
         bridge.run()
     finally:

@@ -175,6 +175,11 @@ def parse_config(text: str, source: Path) -> TableConfig:
         if keys is None and endpoint.startswith("tcp://"):
             raise reader.fail(f"bus.{name}", f"{endpoint!r}: anyone who reaches a TCP port can speak on a bus without "
                                              "keys: set bus.keys (made by `stud-table keys`), or use ipc://")
+    camera_source = reader.string("camera.source", "sim")
+    if keys is None and camera_source.strip().startswith("zmq+tcp://"):
+        raise reader.fail("camera.source", f"{camera_source!r}: anyone who reaches a TCP port can show the camera "
+                                           "any frame without keys: set bus.keys (made by `stud-table keys`), or "
+                                           "use zmq+ipc://")
     layout = None
     if reader.raw("camera.layout", None) is not None:
         layout = base / reader.string("camera.layout")
@@ -195,7 +200,7 @@ def parse_config(text: str, source: Path) -> TableConfig:
         shoe_port=reader.string("shoe.port") if shoe_port is not None else None,
         shoe_baudrate=reader.integer("shoe.baudrate", 300, 4_000_000, 115200),
         sensor_events_per_s=reader.number("sensors.events_per_s", 1, 100_000, 20.0),
-        camera_source=reader.string("camera.source", "sim"),
+        camera_source=camera_source,
         camera_layout=layout,
         camera_calibration=base / reader.string("camera.calibration", "calibration.json"),
         web_host=reader.string("web.host", "127.0.0.1"),

@@ -6,7 +6,8 @@ published of it before that commit: an event the engine has answered is never
 lost. On start the engine takes the latest checkpoint (``controller.checkpoint``:
 the table at the last coup's end) and replays what the store recorded after it
 through the same ``Referee``: the coup in progress resumes exactly where it was
-(``controller.referee`` turns the observations into rules operations).
+(``controller.referee`` turns the observations into rules operations). What it publishes names no hidden card
+(``controller.public_state``).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from . import checkpoint as checkpoints
 from .bus import BindError
-from .bus.keys import ENGINE, Keys, RoleAuthenticator, make_server, private_socket_file
+from .bus.keys import ENGINE, Keys, RefusedHandshakes, RoleAuthenticator, make_server, private_socket_file
 from .bus.outbox import Intake
 from .bus.schema import (
     AnyBody,
@@ -41,6 +42,7 @@ from .bus.schema import (
 from .bus.transport import Publisher, Subscriber
 from .checkpoint import BadCheckpoint, Checkpoint, rules_fingerprint
 from .heads import DerivedDigest, sign_head
+from .public_state import public_state, without_cards
 from .referee import Outcome, Referee
 from .rules.operations import EndCoup, Settle
 from .rules.profile import TableRules
@@ -97,8 +99,10 @@ class Engine:
         self._authenticator = RoleAuthenticator(context, keys) if keys is not None else None
         self.snapshots = context.socket(zmq.ROUTER)
         self.snapshots.setsockopt(zmq.LINGER, 0)
+        self._handshakes: RefusedHandshakes | None = None
         if keys is not None:
             make_server(self.snapshots, keys.pair(ENGINE))
+            self._handshakes = RefusedHandshakes(self.snapshots, "engine's snapshot server")
         try:
             self.snapshots.bind(snapshot_endpoint)
         except zmq.ZMQError as error:
@@ -211,10 +215,14 @@ class Engine:
             listening = self.subscriber.socket
             poller.register(listening, zmq.POLLIN)
             poller.register(self.snapshots, zmq.POLLIN)
+            if self._handshakes is not None:
+                poller.register(self._handshakes.monitor, zmq.POLLIN)
             while not self._stop.is_set() and listening is self.subscriber.socket:
                 ready = dict(poller.poll(100))
                 if self.snapshots in ready:
                     self.answer_snapshot()
+                if self._handshakes is not None and self._handshakes.monitor in ready:
+                    self._handshakes.take()
                 if listening in ready or self._held:
                     self.process_batch()
                 else:
@@ -308,12 +316,13 @@ class Engine:
                         outcome.refused)
         if live:
             if outcome.refused:
-                self._unsent.append(("core.refused", Refused(type(envelope.body).__name__, outcome.refused)))
+                self._unsent.append(("core.refused", Refused(type(envelope.body).__name__,
+                                                             without_cards(outcome.refused))))
             if outcome.settlement_waits:
-                self._unsent.append(("core.refused", Refused("Settle", outcome.settlement_waits)))
+                self._unsent.append(("core.refused", Refused("Settle", without_cards(outcome.settlement_waits))))
             for flag in outcome.flags:
                 self._unsent.append(("core.flag", FlagRaised(coup, flag.kind.value, flag.severity.name.lower(),
-                                                               flag.seat, flag.detail, event_id)))
+                                                               flag.seat, without_cards(flag.detail), event_id)))
             if settled is not None:
                 self._unsent.append(("core.payouts", CoupSettled(coup, settled)))
         self.acted_id = event_id  # last: its flags and coup recorded, its messages queued
@@ -340,9 +349,10 @@ class Engine:
         return Outcome()
 
     def publish_state(self) -> None:
-        self.publisher.publish("core.state", TableState(self.state()))
+        self.publisher.publish("core.state", TableState(public_state(self.state())))
 
     def state(self) -> dict[str, Any]:
+        """The whole state, hidden cards included; what the bus carries is its ``public_state``."""
         state = self.referee.state()
         state["recorded_events"] = self.acted_id
         return state
@@ -351,13 +361,22 @@ class Engine:
         """The Clone pattern: the state now, and the sequence number it stands at."""
         identity, *_request = self.snapshots.recv_multipart()
         reply = {"seq": self.publisher.seq, "publisher": self.publisher.name, "instance": self.publisher.instance,
-                 "state": self.state(),
+                 "state": public_state(self.state()),
                  "recorded": self.store.last_seq_by_publisher()}
         self.snapshots.send_multipart([identity, msgspec.json.encode(reply)])
+
+    @property
+    def peers_refused(self) -> int:
+        """Snapshot requests refused: without keys, with keys for another server, or with a key of no role."""
+        if self._handshakes is None or self._authenticator is None:
+            return 0
+        return self._handshakes.count + self._authenticator.refused
 
     def close(self) -> None:
         self.subscriber.close()
         self.publisher.close()
+        if self._handshakes is not None:
+            self._handshakes.close()
         self.snapshots.close()
         if self._authenticator is not None:
             self._authenticator.stop()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import threading
 
 import msgspec
@@ -27,6 +28,8 @@ from controller.bus.schema import (
 )
 from controller.bus.transport import Publisher, Subscriber
 from controller.engine import Engine
+from controller.public_state import public_state
+from controller.rules.operations import DEALER, DealBoughtCard, DealCard
 from controller.store import EventStore, NewEvent
 
 
@@ -231,7 +234,7 @@ def test_a_late_joiner_gets_the_snapshot_then_every_update_without_gap_or_duplic
         assert wait_until(lambda: (follower.poll(50), follower.state["recorded_events"] == len(envelopes))[1],
                           timeout=30)
         assert follower.state["coup"] == reference.coup.number
-        assert follower.state == msgspec.to_builtins(engine.state())
+        assert follower.state == public_state(msgspec.to_builtins(engine.state()))
         assert follower.state["coups_settled"] == 3
         assert follower.state["last_settlement"]["house_net"] == reference.settlements[-1].house_net
 
@@ -257,8 +260,48 @@ def test_a_follower_that_missed_updates_takes_a_new_snapshot(bus, tmp_path):
         assert wait_until(lambda: (follower.poll(50), follower.state["recorded_events"] == len(envelopes))[1],
                           timeout=15)
         assert follower.resyncs >= 1
-        assert follower.state == msgspec.to_builtins(engine.state())
+        assert follower.state == public_state(msgspec.to_builtins(engine.state()))
         assert follower.state["coups_settled"] == 1
+
+
+def test_no_player_card_leaves_the_engine(bus, tmp_path):
+    """The players' cards (the shoe reads them as it deals) reach the engine and the store, and nothing the engine
+    publishes names one: neither its states, its flags and refusals, nor a snapshot taken in the middle of the
+    deal. The dealer's cards appear once face up."""
+    context, publish, subscribe, snapshot = bus
+    rules = rules_for("fr-2007", bonus=True, card_purchase=True)
+    reference, envelopes = simulated(rules, seed=7, coups=1)  # one deck: a player's card is no dealer's
+    players_cards = {str(op.card) for op in reference.log if (isinstance(op, DealBoughtCard) or isinstance(
+        op, DealCard) and op.position != DEALER) and op.card is not None}
+    assert len(players_cards) >= 10
+    with running_engine(*bus, rules, tmp_path / "events.sqlite") as (engine, store, raw):
+        listener = context.socket(zmq.SUB)
+        listener.setsockopt(zmq.SUBSCRIBE, b"core.")
+        listener.connect(subscribe)
+        assert wait_until(lambda: listener.poll(50) != 0)  # the engine's heartbeat: the listener is subscribed
+        assert wait_until(lambda: (send(raw, *envelopes[0]), store.last_id >= 1)[1], timeout=10)
+        dealt = next(i for i, (_topic, envelope) in enumerate(envelopes)
+                     if isinstance(envelope.body, ButtonPressed) and envelope.body.button == "end_of_deal")
+        for topic, envelope in envelopes[1:dealt]:
+            send(raw, topic, envelope)
+        assert wait_until(lambda: engine.acted_id >= dealt - 1, timeout=20)
+        mid_deal = TableFollower(context, subscribe, snapshot).state
+        known = engine.state()["seats"]
+        for topic, envelope in envelopes[dealt:]:
+            send(raw, topic, envelope)
+        assert wait_until(lambda: engine.acted_id >= len(envelopes), timeout=30)
+        heard = []
+        while listener.poll(500):
+            heard.append(b"".join(listener.recv_multipart()).decode())
+        listener.close()
+    # the test's premise: the engine knew the hands dealt
+    assert sum(len(seat["cards"]) for seat in known.values()) >= 5
+    assert sum(seat["card_count"] for seat in mid_deal["seats"].values()) >= 5
+    assert all("cards" not in seat for seat in mid_deal["seats"].values())
+    said = " ".join(heard) + json.dumps(mid_deal)
+    assert "table_state" in said and "coup_settled" in said, heard
+    leaks = [card for card in players_cards if re.search(rf"(?<!\w){card}(?!\w)", said)]
+    assert not leaks, [m[max(0, m.find(leaks[0]) - 300):m.find(leaks[0]) + 100] for m in heard if leaks[0] in m]
 
 
 def test_the_engine_counts_an_evidence_event_as_acted_on(bus, tmp_path):

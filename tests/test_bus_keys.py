@@ -215,10 +215,17 @@ def test_the_snapshot_comes_from_the_engine_and_only_to_the_tables_roles(keyed_b
         engine_public = engine_key(keys.folder)
         served = []
 
-        def answer() -> None:
-            if engine.snapshots.poll(50):
+        poller = zmq.Poller()
+        poller.register(engine.snapshots, zmq.POLLIN)
+        poller.register(engine._handshakes.monitor, zmq.POLLIN)
+
+        def answer() -> None:  # as the engine's loop does
+            ready = dict(poller.poll(50))
+            if engine.snapshots in ready:
                 engine.answer_snapshot()
                 served.append(1)
+            if engine._handshakes.monitor in ready:
+                engine._handshakes.take()
 
         import threading
 
@@ -238,7 +245,9 @@ def test_the_snapshot_comes_from_the_engine_and_only_to_the_tables_roles(keyed_b
             stop.set()
             server.join()
         assert len(served) == 1
+        # the stranger's key refused by the ZAP handler, the plain peer's handshake refused before any key
         assert engine._authenticator is not None and engine._authenticator.refused >= 1
+        assert engine.peers_refused >= engine._authenticator.refused + 1
     finally:
         engine.close()
         store.close()

@@ -140,6 +140,8 @@ WRONG_VALUES = [
     ('publish = "ipc://run/pub.sock"', 'publish = "tcp://127.0.0.1:5555"', "bus.publish",
      "can speak on a bus without keys: set bus.keys"),
     ('publish = "ipc://run/pub.sock"', 'publish = "inproc://bus"', "bus.publish", "ipc://PATH"),
+    ('source = "/dev/video0"', 'source = "zmq+tcp://127.0.0.1:5560"', "camera.source",
+     "can show the camera any frame without keys: set bus.keys"),
     ('publish = "ipc://run/pub.sock"', f'publish = "ipc:///tmp/{"x" * 110}"', "bus.publish", "longer than 107"),
     ('publish = "ipc://run/pub.sock"', 'publish = "ipc://run/"', "bus.publish", "names a folder"),
     ('subscribe = "ipc://run/sub.sock"', 'subscribe = "ipc://run/pub.sock"', "bus.subscribe",
@@ -187,6 +189,8 @@ def test_one_tcp_port_is_refused_for_two_sockets_whatever_the_hosts_spelling(tmp
            .replace('subscribe = "ipc://run/sub.sock"', 'subscribe = "tcp://localhost:5556"')
            .replace('snapshot = "ipc://run/snap.sock"', 'snapshot = "ipc://run/snap.sock"\nkeys = "keys"'))
     assert load_config(_write(tmp_path, tcp)).bus_subscribe == "tcp://localhost:5556"
+    keyed_camera = tcp.replace('source = "/dev/video0"', 'source = "zmq+tcp://127.0.0.1:5560"')
+    assert load_config(_write(tmp_path, keyed_camera)).camera_source == "zmq+tcp://127.0.0.1:5560"
     error = _refused(tmp_path, tcp.replace("localhost:5556", "localhost:5555"))
     assert (error.key, error.line) == ("bus.subscribe", _line_of('subscribe = "ipc://run/sub.sock"'))
     assert "bus.publish's endpoint too" in str(error)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import stat
 import subprocess
 import sys
 import time
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 import zmq
 
+from controller.bus.keys import Keys, create_keys, keyed_client
 from controller.sensors.gpio import TableSensors
 from controller.sensors.shoe import ShoeLink
 from controller.sensors.virtual import VirtualPinsServer, mock_factory
@@ -84,6 +86,44 @@ def test_a_sensors_process_left_from_an_earlier_demo_cannot_take_the_new_demos_s
         assert not (tmp_path / "now" / "shoe").exists()
     finally:
         stale.close()
+
+
+def test_with_keys_the_virtual_pins_answer_the_simulators_key_only(tmp_path):
+    """The pins are the dealer's buttons: with the bus's keys, a client without keys, or with another role's key,
+    gets no answer and presses nothing; the simulator's key does."""
+    create_keys(tmp_path / "keys", simulator=True)
+    keys = Keys(tmp_path / "keys")
+    events: list[str] = []
+    factory = mock_factory()
+    sensors = TableSensors({"no_more_bets": {"pin": 17, "bounce_time": 0.005}},
+                           lambda kind, body: events.append(kind), pin_factory=factory)
+    context = zmq.Context()
+    endpoint = f"ipc://{tmp_path}/pins.sock"
+    server = VirtualPinsServer(context, endpoint, sensors, factory, keys)
+    strangers = []
+    for role in (None, "vision"):
+        stranger = context.socket(zmq.REQ)
+        stranger.setsockopt(zmq.LINGER, 0)
+        if role is not None:
+            keyed_client(stranger, keys, role, "sensors")
+        stranger.connect(endpoint)
+        stranger.send(b'{"device": "no_more_bets", "action": "press"}')
+        strangers.append(stranger)
+    pins = VirtualPins(context, endpoint, keys=keys)
+    try:
+        assert stat.S_IMODE((tmp_path / "pins.sock").stat().st_mode) == 0o600
+        pins.act("no_more_bets", "press")
+        assert not any(stranger.poll(1000) for stranger in strangers)
+        assert _wait_until(lambda: len(events) == 1)
+        time.sleep(0.2)
+        assert events == ["no_more_bets_pressed"]
+    finally:
+        for stranger in strangers:
+            stranger.close()
+        pins.close()
+        server.close()
+        sensors.close()
+        context.term()
 
 
 def test_virtual_pins_press_a_button_once_through_the_debounce_and_refuse_unknown_requests(tmp_path):

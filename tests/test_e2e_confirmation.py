@@ -60,7 +60,7 @@ def test_every_doubt_is_confirmed_by_the_dealer_and_the_coups_settle_as_the_rule
     pins = table = None
     try:
         wait_for_engine(stack)
-        pins = VirtualPins(context, f"ipc://{stack.folder}/run/pins.sock")
+        pins = VirtualPins(context, f"ipc://{stack.folder}/run/pins.sock", keys=stack.keys)
         table = VirtualTable(stack.bus, stack.folder, stack.shoe, pins, vision=vision)
         table.wait_ready()
         table.play(timeline.opening)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import stat
 import threading
 import time
 
@@ -10,6 +12,7 @@ import numpy as np
 import pytest
 import zmq
 
+from controller.bus.keys import Keys, create_keys, keyed_client
 from vision.capture import FrameGrabber, SourceError, VirtualCamera, VirtualCameraSender, open_source
 
 WAIT_S = 10.0  # a generous bound on waits for another thread; never a speed requirement
@@ -101,6 +104,42 @@ def test_the_virtual_camera_drops_frames_it_cannot_take_and_keeps_the_newest(end
     finally:
         sender.close()
         grabber.close()
+        context.term()
+
+
+def test_with_keys_the_virtual_camera_takes_frames_from_the_simulators_key_only(endpoint, tmp_path):
+    """The frames decide what the table sees: with the bus's keys, a sender without keys, or with another role's
+    key, is never heard; the simulator's key is."""
+    create_keys(tmp_path / "keys", simulator=True)
+    keys = Keys(tmp_path / "keys")
+    context = zmq.Context()
+    camera = VirtualCamera(endpoint.removeprefix("zmq+"), keys=keys)
+    strangers = [VirtualCameraSender(endpoint, context)]  # no keys
+    simulator = VirtualCameraSender(endpoint, context, keys=keys)
+    other_role = context.socket(zmq.PUSH)  # a table process's key, not the simulator's
+    other_role.setsockopt(zmq.LINGER, 0)
+    keyed_client(other_role, keys, "sensors", "vision")
+    other_role.connect(endpoint.removeprefix("zmq+"))
+    try:
+        assert stat.S_IMODE((tmp_path / "camera.sock").stat().st_mode) == 0o600
+        received = []
+        deadline = time.monotonic() + WAIT_S
+        while len(received) < 5 and time.monotonic() < deadline:
+            strangers[0].send(grey(200), t_ms=0)
+            with contextlib.suppress(zmq.Again):  # nobody takes it
+                other_role.send_multipart([b'{"frame": 1, "t_ms": 0}', cv2.imencode(".jpg", grey(200))[1].tobytes()],
+                                          zmq.NOBLOCK)
+            simulator.send(grey(50), t_ms=0)
+            frame = camera.read(0.05)
+            if frame is not None:
+                received.append(round(float(frame.image.mean())))
+        assert received and all(abs(mean - 50) <= 3 for mean in received), received
+        assert len(received) == 5
+    finally:
+        for sender in (*strangers, simulator):
+            sender.close()
+        other_role.close()
+        camera.close()
         context.term()
 
 

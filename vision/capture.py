@@ -7,7 +7,8 @@ Sources (``open_source(spec)``):
 - ``picamera2``: the Raspberry Pi camera, where the module is installed;
 - ``zmq+ipc:///path`` or ``zmq+tcp://host:port``: the virtual camera. It binds a ZeroMQ PULL socket there and
   receives JPEG frames that the virtual table PUSHes with ``VirtualCameraSender``, as two-part messages
-  ``[header JSON {"frame": n, "t_ms": t}, JPEG bytes]``.
+  ``[header JSON {"frame": n, "t_ms": t}, JPEG bytes]``. With the bus's keys, that socket is a CURVE server with
+  the vision role's key pair, and takes frames from the simulator's key only; its ipc file is 0600.
 
 ``FrameGrabber`` reads a source on its own thread and keeps only the newest frame, so a detector slower than the
 camera always works on the present, never on a queue. When the camera stops giving frames it says so through a
@@ -30,6 +31,7 @@ import cv2
 import numpy as np
 import zmq
 
+from controller.bus.keys import KeyedServerContext, Keys, keyed_client, private_socket_file
 from controller.errors import StudTableError
 
 log = logging.getLogger(__name__)
@@ -133,19 +135,25 @@ class VirtualCamera:
 
     live, ended = True, False
 
-    def __init__(self, endpoint: str, context: zmq.Context | None = None) -> None:
+    def __init__(self, endpoint: str, context: zmq.Context | None = None, keys: Keys | None = None) -> None:
+        """``keys``: the table's bus keys: the socket is then a CURVE server with the vision role's key pair that
+        takes frames from the simulator's key only (in a context of its own)."""
         self.description = f"virtual camera {ZMQ_PREFIX}{endpoint}"
         self.dropped = 0
         self.bad_messages = 0
-        self._context = context or zmq.Context.instance()
-        self._socket = self._context.socket(zmq.PULL)
-        self._socket.setsockopt(zmq.LINGER, 0)
+        self._keyed = KeyedServerContext(keys, "vision", ("simulator",)) if keys is not None else None
+        if self._keyed is not None:
+            self._socket = self._keyed.socket(zmq.PULL)
+        else:
+            self._socket = (context or zmq.Context.instance()).socket(zmq.PULL)
+            self._socket.setsockopt(zmq.LINGER, 0)
         self._socket.setsockopt(zmq.RCVHWM, 2)
         try:
             self._socket.bind(endpoint)
         except zmq.ZMQError as error:
-            self._socket.close()
+            self.close()
             raise SourceError(f"{self.description}: cannot bind: {error}") from None
+        private_socket_file(endpoint)
 
     def read(self, timeout_s: float) -> Frame | None:
         if not self._socket.poll(int(timeout_s * 1000)):
@@ -183,12 +191,16 @@ class VirtualCamera:
 
     def close(self) -> None:
         self._socket.close()
+        if self._keyed is not None:
+            self._keyed.close()
 
 
 class VirtualCameraSender:
     """The virtual table's side: PUSHes rendered frames as JPEG; a frame the camera cannot take now is dropped."""
 
-    def __init__(self, spec: str, context: zmq.Context | None = None, quality: int = 90) -> None:
+    def __init__(self, spec: str, context: zmq.Context | None = None, quality: int = 90,
+                 keys: Keys | None = None) -> None:
+        """``keys``: the table's bus keys, for a camera that takes frames from the simulator's key only."""
         self.endpoint = _zmq_endpoint(spec)
         self.quality = quality
         self.sent = 0
@@ -198,6 +210,7 @@ class VirtualCameraSender:
         self._socket = self._context.socket(zmq.PUSH)
         self._socket.setsockopt(zmq.LINGER, 0)
         self._socket.setsockopt(zmq.SNDHWM, 2)
+        keyed_client(self._socket, keys, "simulator", "vision")
         self._socket.connect(self.endpoint)
 
     def send(self, image: np.ndarray, t_ms: int, number: int | None = None) -> int | None:
@@ -233,13 +246,14 @@ def _zmq_endpoint(spec: str) -> str:
     raise SourceError(f"camera source {spec!r}: the virtual camera speaks zmq+ipc:///path or zmq+tcp://host:port")
 
 
-def open_source(spec: str, context: zmq.Context | None = None) -> FrameSource:
-    """Open the camera that ``spec`` names (see the module's doc); ``SourceError`` says what was wrong."""
+def open_source(spec: str, context: zmq.Context | None = None, keys: Keys | None = None) -> FrameSource:
+    """Open the camera that ``spec`` names (see the module's doc); ``SourceError`` says what was wrong. ``keys``:
+    the bus's, which the virtual camera's socket then uses too."""
     spec = spec.strip()
     if not spec:
         raise SourceError("empty camera source: give a device (0, /dev/video0), a file, a URL, picamera2 or zmq+...")
     if spec.startswith(ZMQ_PREFIX):
-        return VirtualCamera(_zmq_endpoint(spec), context)
+        return VirtualCamera(_zmq_endpoint(spec), context, keys)
     if spec == "picamera2":
         return Picamera2Source()
     if spec.isdigit():

@@ -23,7 +23,7 @@ import numpy as np
 import zmq
 
 from controller.bus.clone import SnapshotTimeout, request_snapshot
-from controller.bus.keys import bus_context, engine_key
+from controller.bus.keys import Keys, bus_context, engine_key
 from controller.bus.schema import CameraStatus, EvidenceSaved, FlagRaised, TableState
 from controller.bus.transport import Publisher, Subscriber
 from controller.config import TableConfig
@@ -37,7 +37,7 @@ from vision.calibrate import (
     markers_moved,
     save_calibration,
 )
-from vision.capture import Frame, FrameGrabber
+from vision.capture import Frame, FrameGrabber, open_source
 from vision.evidence import draw_evidence, save_evidence
 from vision.table_reader import FrameReading, TableReader
 from vision.tracker import TOPICS, Observation, Tracker, hand_stagger
@@ -100,8 +100,9 @@ class VisionProcess:
         self._status: queue.Queue[tuple[bool, str]] = queue.Queue()  # from the grabber's thread
         self._last: tuple[Frame, FrameReading] | None = None
         self._stopping = False
-        self.grabber = FrameGrabber(config.camera_source, on_status=lambda online, detail:
-                                    self._status.put((online, detail)))
+        keys = Keys(config.bus_keys) if config.bus_keys is not None else None
+        self.grabber = FrameGrabber(lambda: open_source(config.camera_source, keys=keys),
+                                    on_status=lambda online, detail: self._status.put((online, detail)))
         self._join_mid_coup(context)
 
     def _join_mid_coup(self, context: zmq.Context) -> None:
@@ -268,7 +269,7 @@ class VisionProcess:
 def cmd_vision(config: TableConfig) -> int:
     from controller.shutdown import STOP, term_context
 
-    context = bus_context(config.bus_keys, "vision")  # the camera's frames keep zmq.Context.instance()
+    context = bus_context(config.bus_keys, "vision")  # with keys, the virtual camera has a context of its own
     process = VisionProcess(config, context)  # a SIGINT or SIGTERM while it starts is recorded: it stops at once
     callback = STOP.on_stop(process.stop)  # STOP's handler: installed by ``controller.cli.main``
     try:

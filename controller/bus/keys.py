@@ -48,7 +48,7 @@ _EVERY_TOPIC = ("vision.", "sensor.", "dealer.", "core.")
 #: The table's process roles. The web server publishes nothing; the simulator (the demo's virtual table: a dealer's
 #: keypad, and a perfect camera with ``--camera direct``) has a key only where ``stud-table keys --simulator`` made it.
 #: Only the engine (and the simulator, which plays the devices and watches them) hears what the devices say; every
-#: role hears the engine.
+#: role hears the engine, which publishes no hidden card (``controller.public_state``).
 ROLES: dict[str, Role] = {
     "engine": Role(("core.",), ("engine",), _EVERY_TOPIC),
     "vision": Role(("vision.",), ("vision",)),
@@ -137,6 +137,44 @@ def engine_key(folder: Path | None) -> bytes | None:
     return None if folder is None else Keys(folder).public(ENGINE)
 
 
+class KeyedServerContext:
+    """A context of its own for a socket off the bus that is a CURVE server with ``role``'s key pair and lets in only
+    the ``clients``' keys (the virtual camera's frames and the virtual pins, which only the simulator drives): its
+    ZAP handler is the context's, one per context."""
+
+    def __init__(self, keys: Keys, role: str, clients: tuple[str, ...]) -> None:
+        self._pair = keys.pair(role)
+        self.context = zmq.Context()
+        try:
+            self._authenticator = RoleAuthenticator(self.context, keys, clients)
+        except BaseException:
+            self.context.term()
+            raise
+
+    def socket(self, kind: int) -> zmq.Socket:
+        """A new socket of ``kind``, a CURVE server, to be bound."""
+        socket = self.context.socket(kind)
+        socket.setsockopt(zmq.LINGER, 0)
+        make_server(socket, self._pair)
+        return socket
+
+    def close(self) -> None:
+        """After its sockets are closed."""
+        self._authenticator.stop()
+        self.context.term()
+
+
+def keyed_client(socket: zmq.Socket, keys: Keys | None, role: str, server: str) -> None:
+    """``socket`` (before it connects) a CURVE client as ``role`` of the server holding ``server``'s key pair;
+    nothing without keys."""
+    if keys is None:
+        return
+    public, secret = keys.pair(role)
+    socket.setsockopt(zmq.CURVE_PUBLICKEY, public)
+    socket.setsockopt(zmq.CURVE_SECRETKEY, secret)
+    socket.setsockopt(zmq.CURVE_SERVERKEY, keys.public(server))
+
+
 def make_server(socket: zmq.Socket, pair: tuple[bytes, bytes]) -> None:
     """``socket`` a CURVE server with the key ``pair`` (before it binds), whose peers a ZAP handler must let in: with
     none running, it refuses them all rather than take any key."""
@@ -159,9 +197,10 @@ class RoleAuthenticator(ThreadAuthenticator):
     """The ZAP handler of a context whose sockets are CURVE servers: lets in the roles' keys, names each peer by its
     role (a message's ``User-Id``), and counts the keys refused without keeping them."""
 
-    def __init__(self, context: zmq.Context, keys: Keys) -> None:
+    def __init__(self, context: zmq.Context, keys: Keys, roles: tuple[str, ...] | None = None) -> None:
+        """``roles``: the roles let in (default: every role)."""
         super().__init__(context)
-        self._roles = keys.roles_by_key()
+        self._roles = {key: role for key, role in keys.roles_by_key().items() if roles is None or role in roles}
         self._lock = threading.Lock()
         self.refused = 0
         self.start()
@@ -179,6 +218,30 @@ class RoleAuthenticator(ThreadAuthenticator):
 
     def curve_user_id(self, client_public_key: bytes) -> str:
         return self._roles[zmq.utils.z85.encode(client_public_key)]
+
+
+class RefusedHandshakes:
+    """Counts the peers a CURVE server ``socket`` cut off before any key was checked: no keys at all, or keys for
+    another server (the ZAP handler never hears of them). ``monitor`` is the socket to poll; ``take`` reads what it
+    says when it is ready."""
+
+    FAILED = zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
+
+    def __init__(self, socket: zmq.Socket, what: str) -> None:
+        self._socket = socket
+        self._what = what
+        self.monitor = socket.get_monitor_socket(self.FAILED)
+        self.count = 0
+
+    def take(self) -> None:
+        self.monitor.recv_multipart()
+        self.count += 1
+        if worth_logging(self.count):
+            log.warning("%s: %d connection(s) refused: no keys, or keys for another server", self._what, self.count)
+
+    def close(self) -> None:
+        self._socket.disable_monitor()
+        self.monitor.close()
 
 
 def private_socket_file(endpoint: str) -> None:

@@ -21,6 +21,7 @@ from controller.bus.keys import (
     PROXY,
     ROLES,
     Keys,
+    RefusedHandshakes,
     RoleAuthenticator,
     make_server,
     private_socket_file,
@@ -49,7 +50,7 @@ class Proxy:
         #: (role, reason) -> messages not passed on, subscriptions not applied
         self.refused: Counter[tuple[str, str]] = Counter()
         #: connections refused for want of keys, or with keys for another server (``peers_refused``)
-        self._handshakes_failed = 0
+        self._handshakes: list[RefusedHandshakes] = []
         self._authenticator = RoleAuthenticator(self._context, keys) if keys is not None else None
         self.publish_endpoint = publish_endpoint  # publishers connect here (XSUB)
         self.subscribe_endpoint = subscribe_endpoint  # subscribers connect here (XPUB)
@@ -119,33 +120,26 @@ class Proxy:
         """Forward as ``zmq.proxy_steerable`` does, each message checked against its sender's role; until
         ``TERMINATE``."""
         # a key the ZAP handler refuses is counted there (``RoleAuthenticator.refused``)
-        failed = zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
-        monitors = [frontend.get_monitor_socket(failed), backend.get_monitor_socket(failed)]
+        self._handshakes = [RefusedHandshakes(frontend, "bus proxy"), RefusedHandshakes(backend, "bus proxy")]
         poller = zmq.Poller()
-        for socket in (frontend, backend, control, *monitors):
+        for socket in (frontend, backend, control, *(watch.monitor for watch in self._handshakes)):
             poller.register(socket, zmq.POLLIN)
         try:
-            self._forward(frontend, backend, control, monitors, poller)
+            self._forward(frontend, backend, control, self._handshakes, poller)
         finally:
-            for socket in (frontend, backend):
-                socket.disable_monitor()
-            for monitor in monitors:
-                monitor.close()
+            for watch in self._handshakes:
+                watch.close()
 
-    def _forward(self, frontend: zmq.Socket, backend: zmq.Socket, control: zmq.Socket, monitors: list[zmq.Socket],
-                 poller: zmq.Poller) -> None:
+    def _forward(self, frontend: zmq.Socket, backend: zmq.Socket, control: zmq.Socket,
+                 watches: list[RefusedHandshakes], poller: zmq.Poller) -> None:
         upstream: set[bytes] = set()  # the subscriptions passed up to the publishers
         while True:
             ready = dict(poller.poll())
             if control in ready and control.recv() == b"TERMINATE":
                 return
-            for monitor in monitors:
-                if monitor in ready:
-                    monitor.recv_multipart()
-                    self._handshakes_failed += 1
-                    if worth_logging(self._handshakes_failed):
-                        log.warning("bus proxy: %d connection(s) refused: no keys, or keys for another server",
-                                    self._handshakes_failed)
+            for watch in watches:
+                if watch.monitor in ready:
+                    watch.take()
             if backend in ready:
                 self._subscribe(backend, frontend, upstream)
             if frontend in ready:
@@ -198,7 +192,8 @@ class Proxy:
     @property
     def peers_refused(self) -> int:
         """Connections refused: without keys, with keys for another server, or with a key of no role (never kept)."""
-        return self._handshakes_failed + (self._authenticator.refused if self._authenticator else 0)
+        refused_by_zap = self._authenticator.refused if self._authenticator else 0
+        return sum(watch.count for watch in self._handshakes) + refused_by_zap
 
     def close(self, timeout_s: float = 5.0) -> None:
         """Stop forwarding, close every socket, terminate the context; within ``timeout_s`` at most."""

@@ -2,7 +2,8 @@
 
 The sensors process then runs on gpiozero's ``MockFactory`` instead of the Pi's pins, and a ZeroMQ REP socket lets
 another process (the virtual table) drive those mock pins as the dealer's fingers and the cut card would: the
-same debounce, the same events, the same bridge onto the bus. Never used on a real table.
+same debounce, the same events, the same bridge onto the bus. Never used on a real table. With the bus's keys,
+that socket is a CURVE server with the sensors role's key pair that answers the simulator's key only.
 
 Requests (JSON): ``{"device": "no_more_bets", "action": "press"}``, ``{"device": "cut_card", "action": "on" | "off"}``.
 Replies: ``{"ok": true}`` or ``{"ok": false, "error": "..."}``.
@@ -22,6 +23,7 @@ from typing import Any
 import zmq
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
+from controller.bus.keys import KeyedServerContext, Keys, private_socket_file
 from controller.gpio_config import INPUT_KEYS, InputConfig
 
 from .gpio import TableSensors
@@ -38,12 +40,26 @@ class VirtualPinsServer:
     """Drives the mock input pins of ``sensors`` (opened on ``factory``) on requests received at ``endpoint``, in
     a thread of its own."""
 
-    def __init__(self, context: zmq.Context, endpoint: str, sensors: TableSensors, factory: MockFactory) -> None:
+    def __init__(self, context: zmq.Context, endpoint: str, sensors: TableSensors, factory: MockFactory,
+                 keys: Keys | None = None) -> None:
+        """``keys``: the table's bus keys: the socket is then a CURVE server with the sensors role's key pair that
+        answers the simulator's key only (in a context of its own)."""
         self.sensors = sensors
         self.factory = factory
-        self.socket = context.socket(zmq.REP)
-        self.socket.setsockopt(zmq.LINGER, 0)
-        self.socket.bind(endpoint)
+        self._keyed = KeyedServerContext(keys, "sensors", ("simulator",)) if keys is not None else None
+        if self._keyed is not None:
+            self.socket = self._keyed.socket(zmq.REP)
+        else:
+            self.socket = context.socket(zmq.REP)
+            self.socket.setsockopt(zmq.LINGER, 0)
+        try:
+            self.socket.bind(endpoint)
+        except zmq.ZMQError:
+            self.socket.close()
+            if self._keyed is not None:
+                self._keyed.close()
+            raise
+        private_socket_file(endpoint)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._serve, name="virtual-pins", daemon=True)
         self._thread.start()
@@ -96,3 +112,5 @@ class VirtualPinsServer:
         self._stop.set()
         self._thread.join(2)
         self.socket.close()
+        if self._keyed is not None:
+            self._keyed.close()

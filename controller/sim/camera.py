@@ -14,6 +14,7 @@ from dataclasses import replace
 
 import zmq
 
+from controller.bus.keys import Keys
 from controller.bus.schema import AnyBody
 from controller.felt.layout import DEFAULT_LAYOUT, load_layout
 from vision.capture import VirtualCameraSender
@@ -38,14 +39,15 @@ class RenderedCamera:
     direct driver's); the virtual table waits for the vision process to publish as many before it goes on."""
 
     def __init__(self, context: zmq.Context, endpoint: str, seed: int = 0, size: tuple[int, int] = (1920, 1080),
-                 fps: float = 6.0, conditions: frozenset[str] = frozenset()) -> None:
+                 fps: float = 6.0, conditions: frozenset[str] = frozenset(), keys: Keys | None = None) -> None:
         """``conditions``: the renderer's (``render.CONDITIONS``); with ``knock``, the camera is knocked
-        ``KNOCK_AFTER_S`` into the stream."""
+        ``KNOCK_AFTER_S`` into the stream. ``keys``: the table's bus keys, for a vision process that takes frames
+        from the simulator's key only."""
         layout = load_layout(DEFAULT_LAYOUT)
         camera = TableCamera(width=size[0], height=size[1], felt_mm=(layout.width, layout.height))
         self.renderer = Renderer(layout, camera, deck=DEFAULT_DECK, seed=seed, conditions=conditions)
         self._knock_at = KNOCK_AFTER_S if "knock" in conditions else None
-        self.sender = VirtualCameraSender(endpoint, context)
+        self.sender = VirtualCameraSender(endpoint, context, keys=keys)
         self.fps = fps
         self.perfect = DirectVision()
         self.expected: list[tuple[str, AnyBody]] = []

@@ -237,9 +237,9 @@ def _play(context: zmq.Context, stack: Stack, script: Script, coups: int | None,
                      f"(create a user: stud-table web-user --config {stack.folder / 'table.toml'} NAME supervisor)")
         if not headless:
             webbrowser.open(url)
-        pins = VirtualPins(context, f"ipc://{stack.folder}/run/pins.sock", stop=stop)
-        driver = (RenderedCamera(context, camera_endpoint(stack.folder), seed=seed, conditions=conditions)
-                  if rendered else None)
+        pins = VirtualPins(context, f"ipc://{stack.folder}/run/pins.sock", stop=stop, keys=stack.keys)
+        driver = (RenderedCamera(context, camera_endpoint(stack.folder), seed=seed, conditions=conditions,
+                                 keys=stack.keys) if rendered else None)
         table = VirtualTable(stack.bus, stack.folder, stack.shoe, pins, pace_s=pace_s,
                              on_settled=lambda body: _announce(report, body), vision=driver, stop=stop, tick=tick)
         results = table.results

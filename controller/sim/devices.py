@@ -23,6 +23,7 @@ from pathlib import Path
 
 import zmq
 
+from controller.bus.keys import Keys, keyed_client
 from controller.shutdown import block_stop_signals
 from firmware import protocol
 from firmware.tests_support.bench import ShoeBench
@@ -116,9 +117,11 @@ class PtyShoe:
 class VirtualPins:
     """The client of the sensors process's ``--virtual-pins`` socket."""
 
-    def __init__(self, context: zmq.Context, endpoint: str, stop: Stop = never) -> None:
+    def __init__(self, context: zmq.Context, endpoint: str, stop: Stop = never, keys: Keys | None = None) -> None:
+        """``keys``: the table's bus keys, for a sensors process that answers the simulator's key only."""
         self.socket = context.socket(zmq.REQ)
         self.socket.setsockopt(zmq.LINGER, 0)
+        keyed_client(self.socket, keys, "simulator", "sensors")
         self.socket.connect(endpoint)
         self.stop = stop
 

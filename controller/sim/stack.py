@@ -20,7 +20,7 @@ from pathlib import Path
 import zmq
 
 from controller.bus.clone import SnapshotTimeout, request_snapshot
-from controller.bus.keys import bus_context, create_keys, engine_key
+from controller.bus.keys import Keys, bus_context, create_keys, engine_key
 from controller.shutdown import parent_death_signal
 
 from .devices import PtyShoe, Stop, Stopped, never
@@ -112,6 +112,11 @@ class Stack:
     logs: list[object]
     #: the demo's own sockets on the table's bus (the virtual table's, a snapshot's), with the simulator's key
     bus: zmq.Context
+
+    @property
+    def keys(self) -> Keys:
+        """The table's keys: the bus's, the virtual camera's and the virtual pins' (the simulator's key among them)."""
+        return Keys(self.folder / "keys")
 
     def stop(self, timeout_s: float = STACK_STOP_S) -> list[str]:
         """SIGTERM to both (the supervisor stops its own children, the proxy last), waiting ``timeout_s`` at most;

@@ -4,19 +4,16 @@ and hands each new state to the pages' live channels (Server-Sent Events)."""
 from __future__ import annotations
 
 import asyncio
-import copy
 import json
 import logging
-import re
 import threading
 import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
-log = logging.getLogger(__name__)
+from controller.public_state import public_state
 
-#: A card as the rules core writes it (``As``, ``Td``), standing alone in a text.
-_CARD = re.compile(r"(?<!\w)[2-9TJQKA][cdhs](?!\w)")
+log = logging.getLogger(__name__)
 
 
 class Follower(Protocol):
@@ -25,29 +22,6 @@ class Follower(Protocol):
     def poll(self, timeout_ms: int) -> Any: ...
 
     def close(self) -> None: ...
-
-
-def public_state(state: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The state as the kiosk may show it: no player's card values, and only the dealer's face-up cards
-    (the display page is not behind a login; hole cards must not leak to the network)."""
-    if state is None:
-        return None
-    shown = copy.deepcopy(state)
-    for seat in shown.get("seats", {}).values():
-        cards = seat.pop("cards", []) or []
-        seat["card_count"] = len(cards)
-    dealer = shown.get("dealer") or {}
-    cards, face_up = dealer.get("cards", []) or [], dealer.get("face_up", []) or []
-    dealer["card_count"] = len(cards)
-    dealer["cards"] = [card if index < len(face_up) and face_up[index] else None for index, card in enumerate(cards)]
-    # A flag or a refusal may name a hole card (« As vue une deuxième fois »): the review shows it, not the kiosk.
-    for flag in shown.get("flags", []):
-        for key in ("detail", "detail_fr"):
-            flag[key] = _CARD.sub("▮", flag.get(key, ""))
-    for refusal in shown.get("refusals", []):
-        for key in ("reason", "reason_fr"):
-            refusal[key] = _CARD.sub("▮", refusal.get(key, ""))
-    return shown
 
 
 class LiveTable:
