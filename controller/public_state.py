@@ -6,7 +6,6 @@ The review reads them from the store, behind its login."""
 
 from __future__ import annotations
 
-import copy
 import re
 from typing import Any
 
@@ -23,21 +22,32 @@ def without_cards(text: str) -> str:
 def public_state(state: dict[str, Any] | None) -> dict[str, Any] | None:
     """The state as any process may hear it: no player's card values (their count instead), only the dealer's
     face-up cards, and flags and refusals that name no card (a flag may name a hole card: « As vue une deuxième
-    fois »). A state already made public comes back the same."""
+    fois »). A state already made public comes back the same. ``state`` is not changed; what the result shares with
+    it names no card (the engine publishes a state per batch of events: no deep copy)."""
     if state is None:
         return None
-    shown = copy.deepcopy(state)
-    for seat in shown.get("seats", {}).values():
-        if "cards" in seat:
-            seat["card_count"] = len(seat.pop("cards") or [])
-    dealer = shown.get("dealer") or {}
+    shown = dict(state)
+    shown["seats"] = {number: _public_seat(seat) for number, seat in state.get("seats", {}).items()}
+    dealer = state.get("dealer") or {}
     cards, face_up = dealer.get("cards", []) or [], dealer.get("face_up", []) or []
-    dealer["card_count"] = len(cards)
-    dealer["cards"] = [card if index < len(face_up) and face_up[index] else None for index, card in enumerate(cards)]
-    for flag in (*shown.get("flags", []), *shown.get("closing_flags", [])):
-        for key in ("detail", "detail_fr"):
-            flag[key] = without_cards(flag.get(key, ""))
-    for refusal in shown.get("refusals", []):
-        for key in ("reason", "reason_fr"):
-            refusal[key] = without_cards(refusal.get(key, ""))
+    shown["dealer"] = {**dealer, "card_count": len(cards),
+                       "cards": [card if index < len(face_up) and face_up[index] else None
+                                 for index, card in enumerate(cards)]}
+    for key in ("flags", "closing_flags"):
+        if key in state:
+            shown[key] = [_without_cards_in(flag, ("detail", "detail_fr")) for flag in state[key]]
+    if "refusals" in state:
+        shown["refusals"] = [_without_cards_in(refusal, ("reason", "reason_fr")) for refusal in state["refusals"]]
     return shown
+
+
+def _public_seat(seat: dict[str, Any]) -> dict[str, Any]:
+    if "cards" not in seat:
+        return seat
+    shown = {key: value for key, value in seat.items() if key != "cards"}
+    shown["card_count"] = len(seat["cards"] or [])
+    return shown
+
+
+def _without_cards_in(entry: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    return {**entry, **{key: without_cards(entry.get(key, "")) for key in keys}}
