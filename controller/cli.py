@@ -195,7 +195,6 @@ def cmd_vision(args: argparse.Namespace) -> int:
 
 
 def cmd_sensors(args: argparse.Namespace) -> int:
-    import zmq
 
     from .bus.keys import Keys, bus_context
     from .config import load_config
@@ -219,7 +218,7 @@ def cmd_sensors(args: argparse.Namespace) -> int:
             from .sensors.virtual import VirtualPinsServer
 
             keys = Keys(config.bus_keys) if config.bus_keys is not None else None
-            pins = VirtualPinsServer(zmq.Context.instance(), args.virtual_pins, bridge.gpio, factory, keys)
+            pins = VirtualPinsServer(context, args.virtual_pins, bridge.gpio, factory, keys)  # keys: its own
         shutdown.STOP.on_stop(bridge.stop)  # at once if a signal came while starting
         bridge.run()
     finally:
@@ -227,8 +226,6 @@ def cmd_sensors(args: argparse.Namespace) -> int:
             pins.close()
         bridge.close()
     shutdown.term_context(context)
-    if pins and context is not zmq.Context.instance():  # the bus has a context of its own: the pins' one ends too
-        shutdown.term_context(zmq.Context.instance())
     return 0
 
 

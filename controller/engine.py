@@ -42,7 +42,7 @@ from .bus.schema import (
 from .bus.transport import Publisher, Subscriber
 from .checkpoint import BadCheckpoint, Checkpoint, rules_fingerprint
 from .heads import DerivedDigest, sign_head
-from .public_state import public_state, without_cards
+from .public_state import public_settlement, public_state, without_cards
 from .referee import Outcome, Referee
 from .rules.operations import EndCoup, Settle
 from .rules.profile import TableRules
@@ -323,8 +323,9 @@ class Engine:
             for flag in outcome.flags:
                 self._unsent.append(("core.flag", FlagRaised(coup, flag.kind.value, flag.severity.name.lower(),
                                                                flag.seat, without_cards(flag.detail), event_id)))
-            if settled is not None:
-                self._unsent.append(("core.payouts", CoupSettled(coup, settled)))
+            if settled is not None and table.settlement is not None:
+                shown = table.settlement.hands_shown
+                self._unsent.append(("core.payouts", CoupSettled(coup, public_settlement(settled, shown))))
         self.acted_id = event_id  # last: its flags and coup recorded, its messages queued
         return outcome
 
@@ -367,7 +368,8 @@ class Engine:
 
     @property
     def peers_refused(self) -> int:
-        """Snapshot requests refused: without keys, with keys for another server, or with a key of no role."""
+        """Connections the snapshot server refused: without keys, with keys for another server, or with a key of
+        no role."""
         if self._handshakes is None or self._authenticator is None:
             return 0
         return self._handshakes.count + self._authenticator.refused

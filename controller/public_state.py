@@ -7,6 +7,7 @@ The review reads them from the store, behind its login."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 #: A card as the rules core writes it (``As``, ``Td``), standing alone in a text.
@@ -21,9 +22,12 @@ def without_cards(text: str) -> str:
 
 def public_state(state: dict[str, Any] | None) -> dict[str, Any] | None:
     """The state as any process may hear it: no player's card values (their count instead), only the dealer's
-    face-up cards, and flags and refusals that name no card (a flag may name a hole card: « As vue une deuxième
-    fois »). A state already made public comes back the same. ``state`` is not changed; what the result shares with
-    it names no card (the engine publishes a state per batch of events: no deep copy)."""
+    face-up cards, the categories of the hands turned over only, and flags and refusals that name no card (a flag
+    may name a hole card: « As vue une deuxième fois »). A card the camera read and asks the dealer to confirm
+    (``cards_to_confirm``) stays: the camera saw it face up, and the dealer must know which card is meant. A state
+    already made public comes back the same. ``state`` is not changed, nor deep-copied: the engine makes a public
+    state for each batch of events.
+    """
     if state is None:
         return None
     shown = dict(state)
@@ -33,12 +37,24 @@ def public_state(state: dict[str, Any] | None) -> dict[str, Any] | None:
     shown["dealer"] = {**dealer, "card_count": len(cards),
                        "cards": [card if index < len(face_up) and face_up[index] else None
                                  for index, card in enumerate(cards)]}
+    for key in ("settlement", "last_settlement"):
+        if state.get(key) is not None:
+            shown[key] = public_settlement(state[key])
     for key in ("flags", "closing_flags"):
         if key in state:
             shown[key] = [_without_cards_in(flag, ("detail", "detail_fr")) for flag in state[key]]
     if "refusals" in state:
         shown["refusals"] = [_without_cards_in(refusal, ("reason", "reason_fr")) for refusal in state["refusals"]]
     return shown
+
+
+def public_settlement(settlement: dict[str, Any], hands_shown: Iterable[int] | None = None) -> dict[str, Any]:
+    """A settlement (``rules.summary.settlement_data``) with the hands' categories of the seats whose cards were
+    turned over only (``hands_shown``, by default the settlement's own list, none when it has none): when the
+    dealer does not qualify, a hand that claims nothing stays face down, though the shoe told the engine its
+    cards."""
+    shown = {str(seat) for seat in (settlement.get("hands_shown", []) if hands_shown is None else hands_shown)}
+    return {**settlement, "hands": {seat: name for seat, name in settlement.get("hands", {}).items() if seat in shown}}
 
 
 def _public_seat(seat: dict[str, Any]) -> dict[str, Any]:

@@ -666,6 +666,9 @@ def check_no_game_pays_antes_only(profile: str, announced: str = "Pas de jeu") -
     assert settlement.dealer_qualifies is False
     assert settlement.void is False
     assert announced in settlement.labels(load_profile(profile).language)
+    # Seed 002: no game, no side bet: the hands stay face down (unless the profile pays raises on the hand)
+    assert settlement.hands_shown == (() if load_profile(profile).raise_paid_when_not_qualified_from is None
+                                      else (1, 2))
     for seat in (1, 2):
         ante, raise_ = payout(table, seat, Line.ANTE), payout(table, seat, Line.RAISE)
         assert (ante.outcome, ante.net) == (Outcome.WIN, ANTE)
@@ -685,6 +688,7 @@ def check_ace_king_qualifies(profile: str) -> None:
     settlement = table.settlement
     assert settlement is not None
     assert settlement.dealer_qualifies is True
+    assert settlement.hands_shown == (1, 2)  # every hand that raised is turned over
     assert "Pas de jeu" not in settlement.labels(load_profile(profile).language)
     assert payout(table, 1, Line.RAISE).outcome is Outcome.WIN
     assert payout(table, 2, Line.ANTE).outcome is Outcome.LOSE  # ace-queen loses to ace-king

@@ -298,6 +298,10 @@ def test_no_player_card_leaves_the_engine(bus, tmp_path):
     assert sum(len(seat["cards"]) for seat in known.values()) >= 5
     assert sum(seat["card_count"] for seat in mid_deal["seats"].values()) >= 5
     assert all("cards" not in seat for seat in mid_deal["seats"].values())
+    dealer_face_down = [str(op.card) for op in reference.log
+                        if isinstance(op, DealCard) and op.position == DEALER and not op.face_up]
+    assert len(dealer_face_down) == 4 and mid_deal["dealer"]["cards"][:4] == [None] * 4
+    assert not [card for card in dealer_face_down if re.search(rf"(?<!\w){card}(?!\w)", json.dumps(mid_deal))]
     said = " ".join(heard) + json.dumps(mid_deal)
     assert "table_state" in said and "coup_settled" in said, heard
     leaks = [card for card in players_cards if re.search(rf"(?<!\w){card}(?!\w)", said)]

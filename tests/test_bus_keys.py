@@ -245,7 +245,8 @@ def test_the_snapshot_comes_from_the_engine_and_only_to_the_tables_roles(keyed_b
             stop.set()
             server.join()
         assert len(served) == 1
-        # the stranger's key refused by the ZAP handler, the plain peer's handshake refused before any key
+        # the stranger's key refused by the ZAP handler; the plain peer, and the client that took the proxy for the
+        # engine, cut off in the handshake, before any key is looked at
         assert engine._authenticator is not None and engine._authenticator.refused >= 1
         assert engine.peers_refused >= engine._authenticator.refused + 1
     finally:

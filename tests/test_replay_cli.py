@@ -17,6 +17,7 @@ import zmq
 from busutil import endpoints, running_engine, send, wait_until
 from tables import rules_for
 
+from controller.bus.clone import request_snapshot
 from controller.bus.proxy import Proxy
 from controller.bus.schema import DealerOperation, Envelope, EvidenceSaved
 from controller.cli import main
@@ -414,7 +415,9 @@ def test_each_coup_exported_from_the_engines_store_replays_to_the_engines_state_
                 for topic, envelope in envelopes[1 if index == 0 else 0:]:
                     send(raw, topic, envelope)
                 assert wait_until(lambda target=target: engine.acted_id >= target, timeout=30)
-                # the whole state, hidden cards included (the snapshot has none): the engine is idle, read it
+                # The engine answers a snapshot between batches: this one's committed. Then its whole state, hidden
+                # cards included (the snapshot has none); it is idle, nothing more to record.
+                request_snapshot(context, snapshot)
                 state = msgspec.to_builtins(engine.state())
                 coup = min(index + 1, 3) if index <= 3 else index
                 in_progress = index == 2

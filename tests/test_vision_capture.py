@@ -122,6 +122,15 @@ def test_with_keys_the_virtual_camera_takes_frames_from_the_simulators_key_only(
     other_role.connect(endpoint.removeprefix("zmq+"))
     try:
         assert stat.S_IMODE((tmp_path / "camera.sock").stat().st_mode) == 0o600
+        # the strangers alone for a second: nothing reaches the camera, not even to be dropped for a newer frame
+        deadline = time.monotonic() + 1.0
+        while time.monotonic() < deadline:
+            strangers[0].send(grey(200), t_ms=0)
+            with contextlib.suppress(zmq.Again):  # nobody takes it
+                other_role.send_multipart([b'{"frame": 1, "t_ms": 0}', cv2.imencode(".jpg", grey(200))[1].tobytes()],
+                                          zmq.NOBLOCK)
+            assert camera.read(0.05) is None
+        assert camera.dropped == camera.bad_messages == 0
         received = []
         deadline = time.monotonic() + WAIT_S
         while len(received) < 5 and time.monotonic() < deadline:

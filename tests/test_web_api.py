@@ -238,6 +238,33 @@ def test_the_live_table_retries_until_the_engine_answers_then_follows_it():
         live.stop()
 
 
+def test_the_kiosk_names_only_the_hands_turned_over():
+    """No game (the dealer's ace-queen): seat 1, who claims nothing, keeps his four of a kind face down; seat 2 turns
+    his flush over for the bonus. The engine knows both hands from the shoe and the review shows both; the kiosk,
+    and the bus, only seat 2's."""
+    import seedchecks
+
+    from controller.public_state import public_settlement, public_state
+    from controller.rules.summary import settlement_data, table_summary
+
+    four_nines = "9c 9d 9h 9s 2c"  # no card of the flush's
+    table = seedchecks.play("fr-2007", {1: four_nines, 2: seedchecks.FLUSH}, seedchecks.DEALER_ACE_QUEEN,
+                            side_bets=[2], bonus=True)
+    assert table.settlement is not None and not table.settlement.dealer_qualifies
+    assert table.settlement.hands_shown == (2,)
+    state = table_summary(table)
+    assert state["settlement"]["hands"] == {"1": "Carré", "2": "Couleur"}  # what the review knows
+    shown = public_state(state)
+    assert shown["settlement"]["hands"] == {"2": "Couleur"} == shown["last_settlement"]["hands"]
+    assert public_state(shown) == shown
+    assert public_settlement(settlement_data(table.settlement), table.settlement.hands_shown)["hands"] == {
+        "2": "Couleur"}
+    # the dealer qualifies: every hand that raised is turned over
+    table = seedchecks.play("fr-2007", {1: four_nines, 2: seedchecks.FLUSH}, seedchecks.DEALER_ACE_KING,
+                            side_bets=[2], bonus=True)
+    assert public_state(table_summary(table))["settlement"]["hands"] == {"1": "Carré", "2": "Couleur"}
+
+
 def test_the_kiosk_names_no_card_in_the_flags_and_the_refusals():
     """Seat 1's fourth card read as the ace of spades it already holds: the flag and the settlement's wait name
     it, for the review; the display, not behind a login, gets them without it."""

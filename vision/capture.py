@@ -147,13 +147,13 @@ class VirtualCamera:
         else:
             self._socket = (context or zmq.Context.instance()).socket(zmq.PULL)
             self._socket.setsockopt(zmq.LINGER, 0)
-        self._socket.setsockopt(zmq.RCVHWM, 2)
         try:
+            self._socket.setsockopt(zmq.RCVHWM, 2)
             self._socket.bind(endpoint)
-        except zmq.ZMQError as error:
+            private_socket_file(endpoint)
+        except (zmq.ZMQError, OSError) as error:
             self.close()
             raise SourceError(f"{self.description}: cannot bind: {error}") from None
-        private_socket_file(endpoint)
 
     def read(self, timeout_s: float) -> Frame | None:
         if not self._socket.poll(int(timeout_s * 1000)):

@@ -281,7 +281,5 @@ def cmd_vision(config: TableConfig) -> int:
                  process.stats.evidence, f"; stopped on {STOP.describe()}" if STOP.requested else "")
         process.close()
     term_context(context)
-    if context is not zmq.Context.instance():  # the bus has a context of its own: the camera's one ends too
-        term_context(zmq.Context.instance())
     return 0
 

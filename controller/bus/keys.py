@@ -123,8 +123,8 @@ def secure_client(context: zmq.Context, keys: Keys, role: str) -> None:
 
 def bus_context(folder: Path | None, role: str) -> zmq.Context:
     """The process's context for the bus. With keys (``folder``), a context of its own whose every socket is a CURVE
-    client of the proxy as ``role``; the process's other sockets (the camera's frames, the virtual pins) stay on
-    ``zmq.Context.instance()``. Without, that shared context."""
+    client of the proxy as ``role`` (the virtual camera's frames and the virtual pins then have contexts of their
+    own too: ``KeyedServerContext``). Without, ``zmq.Context.instance()``, which those share."""
     if folder is None:
         return zmq.Context.instance()
     context = zmq.Context()
@@ -148,7 +148,7 @@ class KeyedServerContext:
         try:
             self._authenticator = RoleAuthenticator(self.context, keys, clients)
         except BaseException:
-            self.context.term()
+            self.context.destroy(linger=0)  # closes what the handler opened: term alone would wait for it
             raise
 
     def socket(self, kind: int) -> zmq.Socket:
@@ -213,7 +213,8 @@ class RoleAuthenticator(ThreadAuthenticator):
             self.refused += 1
             refused = self.refused
         if worth_logging(refused):
-            log.warning("bus: %d connection(s) refused: a key that is not one of the table's roles", refused)
+            log.warning("bus: %d connection(s) refused: a key that is not one of the roles let in (%s)", refused,
+                        ", ".join(sorted(set(self._roles.values()))) or "none")
         return False
 
     def curve_user_id(self, client_public_key: bytes) -> str:

@@ -98,6 +98,8 @@ class Proxy:
             self._ready.set()
             return
         self._ready.set()
+        if self._pair is not None:  # kept across a restart of the forwarding below: the counts go on
+            self._handshakes = [RefusedHandshakes(frontend, "bus proxy"), RefusedHandshakes(backend, "bus proxy")]
         try:
             while True:
                 try:
@@ -113,6 +115,8 @@ class Proxy:
         except zmq.ZMQError as error:
             log.error("bus proxy: stopped on %s", error)
         finally:
+            for watch in self._handshakes:
+                watch.close()
             for socket in (frontend, backend, control):
                 socket.close()
 
@@ -120,15 +124,10 @@ class Proxy:
         """Forward as ``zmq.proxy_steerable`` does, each message checked against its sender's role; until
         ``TERMINATE``."""
         # a key the ZAP handler refuses is counted there (``RoleAuthenticator.refused``)
-        self._handshakes = [RefusedHandshakes(frontend, "bus proxy"), RefusedHandshakes(backend, "bus proxy")]
         poller = zmq.Poller()
         for socket in (frontend, backend, control, *(watch.monitor for watch in self._handshakes)):
             poller.register(socket, zmq.POLLIN)
-        try:
-            self._forward(frontend, backend, control, self._handshakes, poller)
-        finally:
-            for watch in self._handshakes:
-                watch.close()
+        self._forward(frontend, backend, control, self._handshakes, poller)
 
     def _forward(self, frontend: zmq.Socket, backend: zmq.Socket, control: zmq.Socket,
                  watches: list[RefusedHandshakes], poller: zmq.Poller) -> None:

@@ -99,6 +99,9 @@ class Settlement:
     payouts: tuple[Payout, ...]
     announcements: tuple[Announcement, ...]
     hand_values: dict[int, HandValue]
+    #: the seats whose hands are turned over to settle them (Seed 002: when the dealer does not qualify, only the
+    #: hands that claim something); ``hand_values`` may know more, from the shoe
+    hands_shown: tuple[int, ...] = ()
 
     def labels(self, language: str = "fr") -> tuple[str, ...]:
         return tuple(announcement.label(language) for announcement in self.announcements)
@@ -131,6 +134,7 @@ def settle(
     ordered = sorted(seats, key=lambda s: s.seat, reverse=True)  # counter-clockwise
     payouts: list[Payout] = []
     values: dict[int, HandValue] = {}
+    shown: list[int] = []
 
     if coup_void:
         for seat in ordered:
@@ -162,6 +166,8 @@ def settle(
                 raise ValueError(f"seat {seat.seat}'s five cards are needed to settle it")
             if value is not None:
                 values[seat.seat] = value
+            if needed:
+                shown.append(seat.seat)
             main = _main_game(rules, seat, value, dealer, qualifies)
             beaten += any(p.line is Line.ANTE and p.outcome is Outcome.LOSE for p in main)
             lines.extend(main)
@@ -180,7 +186,7 @@ def settle(
         announcements.append(Announcement.BANK_WINS)
     if bonus_paid:
         announcements.append(Announcement.BONUS_PAID)
-    return Settlement(dealer, qualifies, False, tuple(payouts), tuple(announcements), values)
+    return Settlement(dealer, qualifies, False, tuple(payouts), tuple(announcements), values, tuple(sorted(shown)))
 
 
 def _main_game(rules: TableRules, seat: SeatInput, value: HandValue | None, dealer: HandValue,

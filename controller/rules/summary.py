@@ -54,6 +54,14 @@ def settlement_data(settlement: Settlement, language: str = "fr") -> dict[str, A
     }
 
 
+def _settlement_now(settlement: Settlement | None, language: str) -> dict[str, Any] | None:
+    """A settlement in the table's state: as recorded, and which seats' hands were turned over to settle it (the
+    state's public view names only those hands: ``controller.public_state``)."""
+    if settlement is None:
+        return None
+    return {**settlement_data(settlement, language), "hands_shown": list(settlement.hands_shown)}
+
+
 def payments_data(table: Table) -> dict[str, dict[str, Any]]:
     """Each seat's payment while the coup is paid, as the camera sees it (``checked``: judged at « paiement
     terminé »; before that, the dealer's progress): cents too much, short, and losing stakes left."""
@@ -109,8 +117,8 @@ def table_summary(table: Table, history: bool = False) -> dict[str, Any]:
         "flags": [flag_data(flag) for flag in (table.flags if history else table.coup_flags())],
         # the payment checks the last coup's end raised, shown while the next one is bet
         "closing_flags": [flag_data(flag) for flag in table.closing_flags] if table.phase is Phase.BETTING else [],
-        "settlement": settlement_data(table.settlement, language) if table.settlement else None,
-        "last_settlement": settlement_data(table.last_settlement, language) if table.last_settlement else None,
+        "settlement": _settlement_now(table.settlement, language),
+        "last_settlement": _settlement_now(table.last_settlement, language),
         "coups_settled": table.settlement_count,
         "flags_total": table.flag_count,
         **({"settlements": [settlement_data(s, language) for s in table.settlements]} if history else {}),

@@ -54,12 +54,12 @@ class VirtualPinsServer:
             self.socket.setsockopt(zmq.LINGER, 0)
         try:
             self.socket.bind(endpoint)
-        except zmq.ZMQError:
+            private_socket_file(endpoint)
+        except (zmq.ZMQError, OSError):
             self.socket.close()
             if self._keyed is not None:
                 self._keyed.close()
             raise
-        private_socket_file(endpoint)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._serve, name="virtual-pins", daemon=True)
         self._thread.start()
