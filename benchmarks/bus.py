@@ -150,19 +150,21 @@ def engine_latency(folder: Path, rate: int, seconds: float, seed: int, outbox: b
         create_keys(keys, simulator=True)
     # The proxy and the engine in processes of their own, as `stud-table run` starts them: the proxy with keys
     # forwards in Python, and must not share a GIL with this process's sender and listener.
-    proxy, engine = (subprocess.Popen([sys.executable, "-m", "controller.cli", command, "--config", str(config)],
-                                      cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                     for command in ("proxy", "engine"))
+    processes: dict[str, subprocess.Popen[bytes]] = {}
     context, listening = (bus_context(keys, "simulator"), bus_context(keys, "web")) if keys else (zmq.Context(),) * 2
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                request_snapshot(listening, f"ipc://{folder}/snap.sock", 300, engine_key=engine_key(keys))
-                break
-            except SnapshotTimeout:
-                if time.monotonic() > deadline:
-                    raise
+        for command, ready in (("proxy", lambda: (folder / "pub.sock").exists() and (folder / "sub.sock").exists()),
+                               ("engine", lambda: _answers(listening, folder, keys))):
+            with open(folder / f"{command}.log", "wb") as log:
+                processes[command] = subprocess.Popen(
+                    [sys.executable, "-m", "controller.cli", command, "--config", str(config)], cwd=ROOT, stdout=log,
+                    stderr=subprocess.STDOUT)
+            deadline = time.monotonic() + 30
+            while not ready():
+                if processes[command].poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"stud-table {command} did not start:\n"
+                                       f"{(folder / f'{command}.log').read_text(errors='replace')[-2000:]}")
+                time.sleep(0.05)
         total = int(rate * seconds)
         events = coup_events(total, seed)
         sender = context.socket(zmq.PUB)
@@ -237,11 +239,24 @@ def engine_latency(folder: Path, rate: int, seconds: float, seed: int, outbox: b
             "unacknowledged_at_end": unacknowledged,
         }
     finally:
-        for process in (engine, proxy):
+        for process in reversed(processes.values()):  # the engine, then the proxy
             process.terminate()
-            process.wait(10)
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
         for each in {context, listening}:
             each.destroy(linger=0)
+
+
+def _answers(listening: zmq.Context, folder: Path, keys: Path | None) -> bool:
+    """Whether the engine answers a snapshot (it has replayed its store and serves)."""
+    try:
+        request_snapshot(listening, f"ipc://{folder}/snap.sock", 300, engine_key=engine_key(keys))
+        return True
+    except SnapshotTimeout:
+        return False
 
 
 def main() -> None:
