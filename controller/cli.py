@@ -136,14 +136,14 @@ def _setup_logging(level: str = "INFO") -> None:
 def cmd_proxy(args: argparse.Namespace) -> int:
     import logging
 
-    from .bus.keys import Keys
+    from .bus.keys import keys_at
     from .bus.proxy import Proxy
     from .config import load_config
 
     _setup_logging()
     config = load_config(args.config)
     _make_ipc_dirs(config.bus_publish, config.bus_subscribe)
-    proxy = Proxy(config.bus_publish, config.bus_subscribe, Keys(config.bus_keys) if config.bus_keys else None)
+    proxy = Proxy(config.bus_publish, config.bus_subscribe, keys_at(config.bus_keys))
     while not shutdown.STOP.wait(3600):  # polled: a signal the kernel hands to another thread still ends it
         pass
     proxy.close()
@@ -161,7 +161,7 @@ def _make_ipc_dirs(*endpoints: str) -> None:
 
 def cmd_engine(args: argparse.Namespace) -> int:
 
-    from .bus.keys import ENGINE, Keys, bus_context
+    from .bus.keys import ENGINE, bus_context, keys_at
     from .config import load_config
     from .engine import Engine, serve
     from .signing import key_path, load_or_create_key
@@ -177,7 +177,7 @@ def cmd_engine(args: argparse.Namespace) -> int:
         engine = Engine(config.rules, store, context, config.bus_subscribe, config.bus_publish,
                         config.bus_snapshot, jackpot_meter=config.jackpot_meter_cents,
                         signing=(config.table_id, load_or_create_key(key_path(config.store_path))),
-                        from_checkpoint=not args.replay_all, keys=Keys(config.bus_keys) if config.bus_keys else None)
+                        from_checkpoint=not args.replay_all, keys=keys_at(config.bus_keys))
         serve(engine)  # until SIGINT or SIGTERM, even one that came while the store was replayed
     finally:
         store.close()  # after the last batch's commit: serve returns between batches
@@ -196,7 +196,7 @@ def cmd_vision(args: argparse.Namespace) -> int:
 
 def cmd_sensors(args: argparse.Namespace) -> int:
 
-    from .bus.keys import Keys, bus_context
+    from .bus.keys import bus_context, keys_at
     from .config import load_config
     from .sensors.bridge import SensorBridge
 
@@ -217,8 +217,7 @@ def cmd_sensors(args: argparse.Namespace) -> int:
         if args.virtual_pins and bridge.gpio:
             from .sensors.virtual import VirtualPinsServer
 
-            keys = Keys(config.bus_keys) if config.bus_keys is not None else None
-            pins = VirtualPinsServer(context, args.virtual_pins, bridge.gpio, factory, keys)  # keys: its own
+            pins = VirtualPinsServer(context, args.virtual_pins, bridge.gpio, factory, keys_at(config.bus_keys))
         shutdown.STOP.on_stop(bridge.stop)  # at once if a signal came while starting
         bridge.run()
     finally:

@@ -31,7 +31,7 @@ import cv2
 import numpy as np
 import zmq
 
-from controller.bus.keys import KeyedServerContext, Keys, keyed_client, private_socket_file
+from controller.bus.keys import Keys, OffBusServer, keyed_client
 from controller.errors import StudTableError
 
 log = logging.getLogger(__name__)
@@ -141,19 +141,12 @@ class VirtualCamera:
         self.description = f"virtual camera {ZMQ_PREFIX}{endpoint}"
         self.dropped = 0
         self.bad_messages = 0
-        self._keyed = KeyedServerContext(keys, "vision", ("simulator",)) if keys is not None else None
-        if self._keyed is not None:
-            self._socket = self._keyed.socket(zmq.PULL)
-        else:
-            self._socket = (context or zmq.Context.instance()).socket(zmq.PULL)
-            self._socket.setsockopt(zmq.LINGER, 0)
         try:
-            self._socket.setsockopt(zmq.RCVHWM, 2)
-            self._socket.bind(endpoint)
-            private_socket_file(endpoint)
+            self._server = OffBusServer(endpoint, zmq.PULL, keys, "vision", ("simulator",), context,
+                                        options=((zmq.RCVHWM, 2),))
         except (zmq.ZMQError, OSError) as error:
-            self.close()
             raise SourceError(f"{self.description}: cannot bind: {error}") from None
+        self._socket = self._server.socket
 
     def read(self, timeout_s: float) -> Frame | None:
         if not self._socket.poll(int(timeout_s * 1000)):
@@ -190,9 +183,7 @@ class VirtualCamera:
         return Frame(number, t_ms, image)
 
     def close(self) -> None:
-        self._socket.close()
-        if self._keyed is not None:
-            self._keyed.close()
+        self._server.close()
 
 
 class VirtualCameraSender:

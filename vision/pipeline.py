@@ -23,7 +23,7 @@ import numpy as np
 import zmq
 
 from controller.bus.clone import SnapshotTimeout, request_snapshot
-from controller.bus.keys import Keys, bus_context, engine_key
+from controller.bus.keys import bus_context, engine_key, keys_at
 from controller.bus.schema import CameraStatus, EvidenceSaved, FlagRaised, TableState
 from controller.bus.transport import Publisher, Subscriber
 from controller.config import TableConfig
@@ -100,7 +100,7 @@ class VisionProcess:
         self._status: queue.Queue[tuple[bool, str]] = queue.Queue()  # from the grabber's thread
         self._last: tuple[Frame, FrameReading] | None = None
         self._stopping = False
-        keys = Keys(config.bus_keys) if config.bus_keys is not None else None
+        keys = keys_at(config.bus_keys)
         self.grabber = FrameGrabber(lambda: open_source(config.camera_source, keys=keys),
                                     on_status=lambda online, detail: self._status.put((online, detail)))
         self._join_mid_coup(context)

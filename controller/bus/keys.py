@@ -115,16 +115,13 @@ class Keys:
 
 def secure_client(context: zmq.Context, keys: Keys, role: str) -> None:
     """Every socket the context makes from now on is a CURVE client of the proxy, as ``role``."""
-    public, secret = keys.pair(role)
-    context.setsockopt(zmq.CURVE_PUBLICKEY, public)
-    context.setsockopt(zmq.CURVE_SECRETKEY, secret)
-    context.setsockopt(zmq.CURVE_SERVERKEY, keys.public(PROXY))
+    keyed_client(context, keys, role, PROXY)
 
 
 def bus_context(folder: Path | None, role: str) -> zmq.Context:
     """The process's context for the bus. With keys (``folder``), a context of its own whose every socket is a CURVE
     client of the proxy as ``role`` (the virtual camera's frames and the virtual pins then have contexts of their
-    own too: ``KeyedServerContext``). Without, ``zmq.Context.instance()``, which those share."""
+    own too: ``OffBusServer``). Without, ``zmq.Context.instance()``, which those share."""
     if folder is None:
         return zmq.Context.instance()
     context = zmq.Context()
@@ -132,41 +129,57 @@ def bus_context(folder: Path | None, role: str) -> zmq.Context:
     return context
 
 
+def keys_at(folder: Path | None) -> Keys | None:
+    """The keys folder a configuration names (``bus.keys``), None on a bus without keys."""
+    return None if folder is None else Keys(folder)
+
+
 def engine_key(folder: Path | None) -> bytes | None:
     """The engine's public key, for a snapshot request; None on a bus without keys."""
     return None if folder is None else Keys(folder).public(ENGINE)
 
 
-class KeyedServerContext:
-    """A context of its own for a socket off the bus that is a CURVE server with ``role``'s key pair and lets in only
-    the ``clients``' keys (the virtual camera's frames and the virtual pins, which only the simulator drives): its
-    ZAP handler is the context's, one per context."""
+class OffBusServer:
+    """A socket off the bus that only the simulator drives (the virtual camera's frames, the virtual pins), bound at
+    ``endpoint``, its ipc file 0600. With ``keys``, a CURVE server with ``role``'s key pair that lets in only the
+    ``clients``' keys, in a context of its own (a ZAP handler is its context's); without, on ``context``.
+    ``zmq.ZMQError`` or ``OSError`` when it cannot be bound, nothing left open."""
 
-    def __init__(self, keys: Keys, role: str, clients: tuple[str, ...]) -> None:
-        self._pair = keys.pair(role)
-        self.context = zmq.Context()
+    def __init__(self, endpoint: str, kind: int, keys: Keys | None, role: str, clients: tuple[str, ...],
+                 context: zmq.Context | None = None, options: tuple[tuple[int, int], ...] = ()) -> None:
+        self._own_context: zmq.Context | None = None
+        self._authenticator: RoleAuthenticator | None = None
+        if keys is not None:
+            self._own_context = zmq.Context()
+            try:
+                self._authenticator = RoleAuthenticator(self._own_context, keys, clients)
+            except BaseException:
+                self._own_context.destroy(linger=0)  # closes what the handler opened: term alone would wait for it
+                raise
+        self.socket = (self._own_context or context or zmq.Context.instance()).socket(kind)
         try:
-            self._authenticator = RoleAuthenticator(self.context, keys, clients)
+            self.socket.setsockopt(zmq.LINGER, 0)
+            for option, value in options:
+                self.socket.setsockopt(option, value)
+            if keys is not None:
+                make_server(self.socket, keys.pair(role))
+            self.socket.bind(endpoint)
+            private_socket_file(endpoint)
         except BaseException:
-            self.context.destroy(linger=0)  # closes what the handler opened: term alone would wait for it
+            self.close()
             raise
 
-    def socket(self, kind: int) -> zmq.Socket:
-        """A new socket of ``kind``, a CURVE server, to be bound."""
-        socket = self.context.socket(kind)
-        socket.setsockopt(zmq.LINGER, 0)
-        make_server(socket, self._pair)
-        return socket
-
     def close(self) -> None:
-        """After its sockets are closed."""
-        self._authenticator.stop()
-        self.context.term()
+        self.socket.close()
+        if self._authenticator is not None:
+            self._authenticator.stop()
+        if self._own_context is not None:
+            self._own_context.term()
 
 
-def keyed_client(socket: zmq.Socket, keys: Keys | None, role: str, server: str) -> None:
-    """``socket`` (before it connects) a CURVE client as ``role`` of the server holding ``server``'s key pair;
-    nothing without keys."""
+def keyed_client(socket: zmq.Socket | zmq.Context, keys: Keys | None, role: str, server: str) -> None:
+    """``socket`` (before it connects; or every socket a context makes from now on) a CURVE client as ``role`` of
+    the server holding ``server``'s key pair; nothing without keys."""
     if keys is None:
         return
     public, secret = keys.pair(role)

@@ -127,16 +127,15 @@ class Proxy:
         poller = zmq.Poller()
         for socket in (frontend, backend, control, *(watch.monitor for watch in self._handshakes)):
             poller.register(socket, zmq.POLLIN)
-        self._forward(frontend, backend, control, self._handshakes, poller)
+        self._forward(frontend, backend, control, poller)
 
-    def _forward(self, frontend: zmq.Socket, backend: zmq.Socket, control: zmq.Socket,
-                 watches: list[RefusedHandshakes], poller: zmq.Poller) -> None:
+    def _forward(self, frontend: zmq.Socket, backend: zmq.Socket, control: zmq.Socket, poller: zmq.Poller) -> None:
         upstream: set[bytes] = set()  # the subscriptions passed up to the publishers
         while True:
             ready = dict(poller.poll())
             if control in ready and control.recv() == b"TERMINATE":
                 return
-            for watch in watches:
+            for watch in self._handshakes:
                 if watch.monitor in ready:
                     watch.take()
             if backend in ready:

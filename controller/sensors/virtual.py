@@ -23,7 +23,7 @@ from typing import Any
 import zmq
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
-from controller.bus.keys import KeyedServerContext, Keys, private_socket_file
+from controller.bus.keys import Keys, OffBusServer
 from controller.gpio_config import INPUT_KEYS, InputConfig
 
 from .gpio import TableSensors
@@ -46,20 +46,8 @@ class VirtualPinsServer:
         answers the simulator's key only (in a context of its own)."""
         self.sensors = sensors
         self.factory = factory
-        self._keyed = KeyedServerContext(keys, "sensors", ("simulator",)) if keys is not None else None
-        if self._keyed is not None:
-            self.socket = self._keyed.socket(zmq.REP)
-        else:
-            self.socket = context.socket(zmq.REP)
-            self.socket.setsockopt(zmq.LINGER, 0)
-        try:
-            self.socket.bind(endpoint)
-            private_socket_file(endpoint)
-        except (zmq.ZMQError, OSError):
-            self.socket.close()
-            if self._keyed is not None:
-                self._keyed.close()
-            raise
+        self._server = OffBusServer(endpoint, zmq.REP, keys, "sensors", ("simulator",), context)
+        self.socket = self._server.socket
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._serve, name="virtual-pins", daemon=True)
         self._thread.start()
@@ -111,6 +99,4 @@ class VirtualPinsServer:
     def close(self) -> None:
         self._stop.set()
         self._thread.join(2)
-        self.socket.close()
-        if self._keyed is not None:
-            self._keyed.close()
+        self._server.close()
