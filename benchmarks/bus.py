@@ -14,9 +14,12 @@ The proxy and the engine run as processes of their own (``stud-table proxy``,
 ``stud-table engine``), as on the Pi, the engine's SQLite store in WAL mode with
 synchronous=FULL (one fsync per batch of events). The sender paces its events by
 sleeping, never spinning, so that this process's listener takes each state when it
-comes.
+comes: by default the events due in each millisecond go out together (--tick-ms 1), as
+the vision process publishes a frame's readings; with --tick-ms 0 each goes at its own
+time, and the sender's ten thousand sleeps a second take it a third of a core of the
+two that the engine and the proxy share with it.
 
-    .venv/bin/python benchmarks/bus.py [--json] [--rate 10000] [--seconds 5] [--outbox] [--keys]
+    .venv/bin/python benchmarks/bus.py [--json] [--rate 10000] [--seconds 5] [--tick-ms 1] [--outbox] [--keys]
 """
 
 from __future__ import annotations
@@ -139,9 +142,11 @@ def coup_events(count: int, seed: int) -> list[tuple[str, object]]:
 
 
 def engine_latency(folder: Path, rate: int, seconds: float, seed: int, outbox: bool = False,
-                   keyed: bool = False) -> dict[str, object]:
+                   keyed: bool = False, tick_s: float = 0.0) -> dict[str, object]:
     """``keyed``: a bus with CURVE keys, the events published with the simulator's key (it may publish every topic
-    a coup's events carry), the states heard with the web server's."""
+    a coup's events carry), the states heard with the web server's. ``tick_s``: the events due within each tick
+    published together at its start (a camera frame's readings, as the vision process publishes them); 0: each at
+    its own time. Each event's latency counts from the moment it was sent."""
     config = folder / "table.toml"
     keys = folder / "engine-keys" if keyed else None
     snapshot = 'snapshot = "ipc://snap.sock"'
@@ -190,9 +195,13 @@ def engine_latency(folder: Path, rate: int, seconds: float, seed: int, outbox: b
         started = time.perf_counter()
         interval = 1.0 / rate
         for index, (topic, body) in enumerate(events, start=1):
-            # Each event at its time, or at once when late; the wait sleeps, never spins: a spinning sender holds
-            # the GIL, and the listener's thread would take each state only when its turn came (up to 5 ms later).
-            wait = started + index * interval - time.perf_counter()
+            # Each event at its time, or at once when late; with a tick, the events due in it go together at its
+            # start. The wait sleeps, never spins: a spinning sender holds the GIL, and the listener's thread would
+            # take each state only when its turn came (up to 5 ms later).
+            due = index * interval
+            if tick_s:
+                due = due // tick_s * tick_s
+            wait = started + due - time.perf_counter()
             if wait > 0:
                 time.sleep(wait)
             sent_at[index] = time.perf_counter()
@@ -226,6 +235,7 @@ def engine_latency(folder: Path, rate: int, seconds: float, seed: int, outbox: b
             if (folder / "events.sqlite-wal").exists() else os.path.getsize(folder / "events.sqlite")
         return {
             "target_rate": rate,
+            "tick_ms": tick_s * 1000,
             "events": total,
             "send_rate": round(total / send_seconds),
             "engine_rate": round(len(latencies) / finished) if latencies else 0,
@@ -266,6 +276,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--bare", type=int, default=100_000, help="messages for the bare-bus baseline")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--tick-ms", type=float, default=1.0,
+                        help="publish the events due in each tick together, as a frame's readings go out (0: each "
+                             "event at its own time; the sender's sleeps then cost it a third of a core)")
     parser.add_argument("--outbox", action="store_true",
                         help="publish through an outbox, as vision and sensors do (the engine acknowledges each batch)")
     parser.add_argument("--keys", action="store_true",
@@ -280,7 +293,8 @@ def main() -> None:
                 for keyed in (False, True):
                     bare_runs.append(bare_bus(Path(folder) / f"bare-{run}-{keyed}", args.bare, keyed))
         commit = commit_cost(Path(folder))
-        engine = engine_latency(Path(folder), args.rate, args.seconds, args.seed, args.outbox, args.keys)
+        engine = engine_latency(Path(folder), args.rate, args.seconds, args.seed, args.outbox, args.keys,
+                                args.tick_ms / 1000)
     result = {"load_average": os.getloadavg(), "cpus": os.cpu_count(), "bare_bus": bare, "durable_commit": commit,
               "engine": engine}
     if bare_runs:
@@ -297,7 +311,8 @@ def main() -> None:
               f"keys, {result['bare_bus_median_with_keys']:,} with")
     print(f"one durable commit (the latency floor): p50 {commit['p50_ms']} ms, p99 {commit['p99_ms']} ms")
     lat = engine["latency_ms"]
-    print(f"engine at {engine['target_rate']:,} events/s offered (sent {engine['send_rate']:,}/s): "
+    print(f"engine at {engine['target_rate']:,} events/s offered in ticks of {engine['tick_ms']} ms (sent "
+          f"{engine['send_rate']:,}/s): "
           f"answered {engine['events_answered']:,}/{engine['events']:,} at {engine['engine_rate']:,}/s; "
           f"latency publish→state p50 {lat['p50']} ms, p99 {lat['p99']} ms, max {lat['max']} ms"
           if lat else "engine answered nothing")

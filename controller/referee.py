@@ -319,8 +319,8 @@ class Referee:
         self._follow_confirmations(envelope, operation, coup)
         self._follow_card_confirmations(operation, coup)
         # Once the dealer's hand is shown and every card needed is known, the coup is settled.
-        settle = Settle(operation.t, self.jackpot_meter)
         if self.table.phase is Phase.SHOWDOWN:
+            settle = Settle(operation.t, self.jackpot_meter)
             try:
                 self.table.apply(settle)
                 operation = settle
@@ -357,16 +357,17 @@ class Referee:
             self.to_confirm = {(seat, box): reading for (seat, box), reading in self.to_confirm.items()
                                if box == "ante" and self.table.seats[seat].bets.get(Box.ANTE)}
             return
-        match envelope.body, operation:
-            case ChipsChanged(sure=False) as reading, _:
-                self.to_confirm[reading.seat, reading.box] = reading
-            case DealerOperation(), PlaceBet(seat=seat, box=box):
-                self.to_confirm.pop((seat, box.value), None)
-            case DealerOperation(), PaymentSeen(seat=seat, zone=zone):
-                self.to_confirm.pop((seat, zone), None)
-                self._keyed_paying.add((seat, zone))
-            case _, Raise(seat=seat) | Fold(seat=seat) | DecisionTimeout(seat=seat):
-                self.to_confirm.pop((seat, "raise"), None)
+        # Tests of type, not a ``match`` of (event, operation) pairs: this runs on every event, thousands a second.
+        body = envelope.body
+        if isinstance(body, ChipsChanged) and not body.sure:
+            self.to_confirm[body.seat, body.box] = body
+        elif isinstance(operation, Raise | Fold | DecisionTimeout):
+            self.to_confirm.pop((operation.seat, "raise"), None)
+        elif isinstance(body, DealerOperation) and isinstance(operation, PlaceBet):
+            self.to_confirm.pop((operation.seat, operation.box.value), None)
+        elif isinstance(body, DealerOperation) and isinstance(operation, PaymentSeen):
+            self.to_confirm.pop((operation.seat, operation.zone), None)
+            self._keyed_paying.add((operation.seat, operation.zone))
 
     def _breaks_a_betting_rule(self, reading: ChipsChanged, operation: Operation | Refusal | None) -> bool:
         """Whether a chip reading the camera vouches for would, taken as read (``operation``), be flagged for its

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from .errors import StudTableError
 from .files import write_atomically
@@ -121,8 +122,14 @@ def record_hash(prev_hash: str, event_id: int, topic: str, publisher: str, seq: 
     return hashlib.sha256(material).hexdigest()
 
 
-@dataclass(frozen=True)
-class NewEvent:
+#: The UNIQUE (publisher, seq, mono_ns) key turns a resend into a no-op.
+_INSERT_EVENT = ("INSERT INTO events (id, topic, publisher, seq, mono_ns, wall_ns, body, prev_hash, hash, instance)"
+                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (publisher, seq, mono_ns) DO NOTHING")
+
+
+class NewEvent(NamedTuple):
+    """An event to record (a tuple: the engine makes thousands a second, three times faster than a dataclass)."""
+
     topic: str
     publisher: str
     seq: int
@@ -130,6 +137,18 @@ class NewEvent:
     wall_ns: int
     body: str
     instance: str = ""
+
+
+#: an event's row in the log: ``_INSERT_EVENT``'s parameters
+EventRow = tuple[int, str, str, int, int, int, str, str, str, str]
+
+
+def _chained_row(event_id: int, prev_hash: str, event: NewEvent) -> EventRow:
+    """The event's row, chained after ``prev_hash``."""
+    digest = record_hash(prev_hash, event_id, event.topic, event.publisher, event.seq, event.mono_ns, event.wall_ns,
+                         event.body)
+    return (event_id, event.topic, event.publisher, event.seq, event.mono_ns, event.wall_ns, event.body, prev_hash,
+            digest, event.instance)
 
 
 class EventStore:
@@ -175,25 +194,31 @@ class EventStore:
         if not self._db.in_transaction:
             with self.transaction():
                 return self.append(events)
-        ids: list[int | None] = []
+        if not events:
+            return []
         # Read the chain's head inside the transaction: right even if another writer appended meanwhile.
         head = self._db.execute("SELECT id, hash FROM events ORDER BY id DESC LIMIT 1").fetchone()
         last_id, last_hash = (head[0], head[1]) if head else (0, GENESIS)
+        # Chained as if none were a resend, and inserted in one statement (the engine's batches of thousands of
+        # events a second); should the store know one already, the batch is taken back and chained event by event.
+        rows: list[EventRow] = []
+        for event_id, event in enumerate(events, start=last_id + 1):
+            rows.append(_chained_row(event_id, rows[-1][8] if rows else last_hash, event))
+        self._db.execute("SAVEPOINT append_batch")
+        if self._db.executemany(_INSERT_EVENT, rows).rowcount == len(rows):
+            self._db.execute("RELEASE append_batch")
+            self._last_id, self._last_hash = rows[-1][0], rows[-1][8]
+            return [row[0] for row in rows]
+        self._db.execute("ROLLBACK TO append_batch")
+        self._db.execute("RELEASE append_batch")
+        ids: list[int | None] = []
         for event in events:
-            event_id = last_id + 1
-            digest = record_hash(last_hash, event_id, event.topic, event.publisher, event.seq, event.mono_ns,
-                                 event.wall_ns, event.body)
-            # The UNIQUE (publisher, seq, mono_ns) key turns a resend into a no-op.
-            inserted = self._db.execute(
-                "INSERT INTO events (id, topic, publisher, seq, mono_ns, wall_ns, body, prev_hash, hash, instance)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (publisher, seq, mono_ns) DO NOTHING",
-                (event_id, event.topic, event.publisher, event.seq, event.mono_ns, event.wall_ns, event.body,
-                 last_hash, digest, event.instance)).rowcount
-            if not inserted:
+            row = _chained_row(last_id + 1, last_hash, event)
+            if self._db.execute(_INSERT_EVENT, row).rowcount:
+                ids.append(row[0])
+                last_id, last_hash = row[0], row[8]
+            else:
                 ids.append(None)
-                continue
-            ids.append(event_id)
-            last_id, last_hash = event_id, digest
         self._last_id, self._last_hash = last_id, last_hash
         return ids
 

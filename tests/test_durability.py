@@ -150,3 +150,24 @@ def test_verify_log_passes_an_intact_log(tmp_path):
                             cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0 and "0 records, the chain is intact" in result.stdout
     assert os.path.exists(tmp_path / "e.sqlite")
+
+
+def test_a_batch_holding_a_resend_records_the_others_once_and_chained(tmp_path):
+    """The store inserts a batch in one statement; a resend inside it (publisher, sequence and time already
+    recorded) sends it back to event-by-event chaining: the resend gets no id, the others follow on without a gap."""
+    from controller.store import NewEvent
+
+    def event(seq: int) -> NewEvent:
+        return NewEvent("sensor.button", "sensors-1", seq, seq * 10, seq * 100, f'{{"seq":{seq}}}')
+
+    store = EventStore(tmp_path / "e.sqlite")
+    assert store.append([event(1), event(2)]) == [1, 2]
+    with store.transaction():
+        assert store.append([event(3), event(2), event(4)]) == [3, None, 4]
+        assert store.append([]) == []
+        assert store.append([event(5)]) == [5]
+    assert store.last_id == 5
+    assert [(stored.id, stored.seq) for stored in store.events()] == [(1, 1), (2, 2), (3, 3), (4, 4), (5, 5)]
+    store.close()
+    report = verify_log(tmp_path / "e.sqlite")
+    assert report.ok and report.records == 5, report.problems

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .errors import CardError
 
@@ -50,6 +51,7 @@ class Card:
         return f"{RANK_NAMES_FR[self.rank]} de {SUIT_NAMES_FR[self.suit]}"
 
 
+@lru_cache(maxsize=1024)  # each card the camera and the shoe read is parsed: a few spellings, thousands of times
 def parse_card(text: str) -> Card:
     """Read ``As``, ``td``, ``10H``...; raise ``CardError`` naming the text otherwise."""
     cleaned = text.strip()

@@ -115,7 +115,13 @@ def _parse_value(name: str, text: str) -> Any:
 _SHLEX_ERRORS = {"No closing quotation": "a quote is not closed", "No escaped character": "a backslash ends the line"}
 
 
+#: a token as shlex splits a line without quotes or backslashes: a run of anything but its whitespace
+_PLAIN_TOKEN = re.compile(r"[^ \t\r\n]+")
+
+
 def _split(line: str, line_number: int) -> list[str]:
+    if not any(mark in line for mark in "'\"\\"):  # the dealer's keypad lines: ten times faster than shlex
+        return _PLAIN_TOKEN.findall(line)
     try:
         return shlex.split(line)
     except ValueError as error:

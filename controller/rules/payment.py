@@ -21,6 +21,8 @@ from .settlement import Line, Outcome, Settlement
 #: price lies on the paying strip and is collected with the discarded card, before the payment)
 PAID_ZONES: dict[str, Line] = {"ante": Line.ANTE, "raise": Line.RAISE, "bonus": Line.BONUS, "jackpot": Line.JACKPOT}
 
+_ZONE_OF_LINE = {line: zone for zone, line in PAID_ZONES.items()}
+
 
 @dataclass(frozen=True)
 class PaymentCheck:
@@ -77,10 +79,8 @@ def check_payment(settlement: Settlement, seat: int, held: Mapping[str, int], se
     expected: dict[str, int] = {}
     won: set[str] = set()
     lost: set[str] = set()
-    zone_of = {line: zone for zone, line in PAID_ZONES.items()}
     for payout in settlement.payouts:
-        zone = zone_of.get(payout.line)
-        if payout.seat != seat or zone is None:
+        if payout.seat != seat or (zone := _ZONE_OF_LINE.get(payout.line)) is None:
             continue
         # A losing stake already gone (a fold's chips, a bonus collected at a purchase) leaves the zone empty.
         expected[zone] = max(0, held.get(zone, 0) + payout.net)

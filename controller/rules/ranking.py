@@ -75,6 +75,7 @@ CATEGORY_COUNTS = {
 }
 
 _CATEGORY_SHIFT = 20
+_CATEGORY_OF = {category.value: category for category in Category}
 
 
 def _pack(category: int, ordered_ranks: Sequence[int]) -> int:
@@ -92,7 +93,7 @@ class HandValue:
 
     @property
     def category(self) -> Category:
-        return Category(self.strength >> _CATEGORY_SHIFT)
+        return _CATEGORY_OF[self.strength >> _CATEGORY_SHIFT]  # a lookup: ``Category(n)`` costs ten times more
 
     @property
     def ranks(self) -> tuple[int, ...]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from .cards import Card
 from .errors import ActionRefused
@@ -197,32 +197,6 @@ class Table:
         self.closing_flags: list[Flag] = []
         #: the coups before the log's first operation, for a table resumed from a checkpoint
         self.past = Past()
-        self._handlers: dict[type[Operation], tuple[Callable[..., None], Callable[..., None]]] = {
-            OpenSession: (self._verify_open_session, self._open_session),
-            SitDown: (self._verify_sit_down, self._sit_down),
-            StandUp: (self._verify_stand_up, self._stand_up),
-            PlaceBet: (self._verify_place_bet, self._place_bet),
-            NoMoreBets: (self._verify_no_more_bets, self._no_more_bets),
-            Shuffle: (self._verify_shuffle, self._shuffle),
-            OfferCut: (self._verify_offer_cut, self._offer_cut),
-            DealCard: (self._verify_deal_card, self._deal_card),
-            IdentifyCard: (self._verify_identify_card, self._identify_card),
-            ExposeCard: (self._verify_expose_card, self._expose_card),
-            PlayerLooks: (self._verify_player_looks, self._player_looks),
-            EndDeal: (self._verify_end_deal, self._end_deal),
-            Fold: (self._verify_fold, self._fold),
-            Raise: (self._verify_raise, self._raise),
-            BuyCard: (self._verify_buy_card, self._buy_card),
-            DealBoughtCard: (self._verify_deal_bought_card, self._deal_bought_card),
-            DecisionTimeout: (self._verify_decision_timeout, self._decision_timeout),
-            ShowDealerHand: (self._verify_show_dealer_hand, self._show_dealer_hand),
-            Settle: (self._verify_settle, self._settle),
-            PaymentSeen: (self._verify_payment_seen, self._payment_seen),
-            PaymentDone: (self._verify_payment_done, self._payment_done),
-            ShoeCount: (self._verify_shoe_count, self._shoe_count),
-            DeclareVoid: (self._verify_declare_void, self._declare_void),
-            EndCoup: (self._verify_end_coup, self._end_coup),
-        }
 
     # --- the generic interface ---------------------------------------------
 
@@ -273,7 +247,7 @@ class Table:
 
     def verify(self, op: Operation) -> None:
         """Raise ``ActionRefused`` with the reason if ``op`` cannot be applied now."""
-        handlers = self._handlers.get(type(op))
+        handlers = self._HANDLERS.get(type(op))
         if handlers is None:
             raise ActionRefused(type(op).__name__, "not an operation of the table", "opération inconnue de la table")
         if op.t < 0:
@@ -281,7 +255,7 @@ class Table:
         if op.t < self.last_t:
             raise ActionRefused(op.kind, f"time {op.t} ms is before the last operation's {self.last_t} ms",
                                 f"heure {op.t} ms antérieure à la dernière opération ({self.last_t} ms)")
-        handlers[0](op)
+        handlers[0](self, op)
 
     def can(self, op: Operation) -> bool:
         try:
@@ -295,7 +269,7 @@ class Table:
         self.verify(op)
         self.log.append(op)
         try:
-            self._handlers[type(op)][1](op)
+            self._HANDLERS[type(op)][1](self, op)
         except Exception:
             # A handler that fails leaves no half-applied operation in the log.
             self.log.pop()
@@ -1141,3 +1115,31 @@ class Table:
         self.coup = CoupState(number=self.coup.number + 1, start_index=self.operation_count)
         self.phase = Phase.BETTING
 
+    #: each operation's check, then its effect: functions of the class, not methods bound to a table (a bound
+    #: method would keep its table alive in a cycle that only the garbage collector's full passes free)
+    _HANDLERS: ClassVar[dict[type[Operation], tuple[Callable[[Table, Any], None], Callable[[Table, Any], None]]]] = {
+        OpenSession: (_verify_open_session, _open_session),
+        SitDown: (_verify_sit_down, _sit_down),
+        StandUp: (_verify_stand_up, _stand_up),
+        PlaceBet: (_verify_place_bet, _place_bet),
+        NoMoreBets: (_verify_no_more_bets, _no_more_bets),
+        Shuffle: (_verify_shuffle, _shuffle),
+        OfferCut: (_verify_offer_cut, _offer_cut),
+        DealCard: (_verify_deal_card, _deal_card),
+        IdentifyCard: (_verify_identify_card, _identify_card),
+        ExposeCard: (_verify_expose_card, _expose_card),
+        PlayerLooks: (_verify_player_looks, _player_looks),
+        EndDeal: (_verify_end_deal, _end_deal),
+        Fold: (_verify_fold, _fold),
+        Raise: (_verify_raise, _raise),
+        BuyCard: (_verify_buy_card, _buy_card),
+        DealBoughtCard: (_verify_deal_bought_card, _deal_bought_card),
+        DecisionTimeout: (_verify_decision_timeout, _decision_timeout),
+        ShowDealerHand: (_verify_show_dealer_hand, _show_dealer_hand),
+        Settle: (_verify_settle, _settle),
+        PaymentSeen: (_verify_payment_seen, _payment_seen),
+        PaymentDone: (_verify_payment_done, _payment_done),
+        ShoeCount: (_verify_shoe_count, _shoe_count),
+        DeclareVoid: (_verify_declare_void, _declare_void),
+        EndCoup: (_verify_end_coup, _end_coup),
+    }
