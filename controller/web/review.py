@@ -95,6 +95,7 @@ def report_response(ctx: WebContext, request: Request, user: User) -> Response:
         "notes": [{k: a[k] for k in ("flag_event", "flag_ordinal", "username", "when", "note")}
                   for f in coup["flags"] for a in f["acks"]],
         "shoe_count": coup["shoe_count"], "camera_count": coup["camera_count"],
+        "dealer_entries": coup["dealer_entries"],
     }
     signed = sign_report(report, load_or_create_key(ctx.key_file))
     ctx.reviews.audit(user.username, "export_report", f"coup {number}, {len(report['events'])} events")

@@ -19,6 +19,7 @@ from controller.checkpoint import latest as latest_checkpoint
 from controller.referee import Referee
 from controller.rules.profile import TableRules
 from controller.signing import load_or_create_key
+from controller.web.dealer_entries import DealerEntries
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +43,7 @@ class StoreView:
         self.rules = rules
         self.jackpot_meter = jackpot_meter
         self.key_file = key_file
-        self._replayed: dict[tuple[int, int], dict[str, Any]] = {}
+        self._replayed: dict[tuple[int, int, int], tuple[dict[str, Any], list[dict[str, Any]]]] = {}
 
     def _connect(self) -> sqlite3.Connection:
         # Read-only: the engine is the store's only writer.
@@ -128,11 +129,12 @@ class StoreView:
         bodies = [json.loads(event["body"]) for event in events]
         shoe = [body["count"] for body in bodies if body.get("type") == "shoe_card_drawn"]
         camera = sum(1 for body in bodies if body.get("type") == "card_placed")
+        replayed = self._replay(number, first, until)
         return {"table_id": self.table_id, **{k: v for k, v in coup.items() if k != "wall_ns"},
                 "at": iso(coup["wall_ns"]),
                 "events": events, "flags": self.flags(number),
                 "evidence": self.evidence(first, events[-1]["id"] if events else first),
-                "table": self.replay(number, until),
+                "table": replayed[0] if replayed else None, "dealer_entries": replayed[1] if replayed else [],
                 "shoe_count": shoe[-1] if shoe else None, "camera_count": camera}
 
     def events(self, first: int, last: int | None) -> list[dict[str, Any]]:
@@ -163,9 +165,16 @@ class StoreView:
 
     def replay(self, coup: int, until_event: int) -> dict[str, Any] | None:
         """The table as it stood after the coup's last event: hands, bets, decisions, settlement."""
+        replayed = self._replay(coup, until_event, until_event)
+        return replayed[0] if replayed else None
+
+    def _replay(self, coup: int, first_event: int,
+                until_event: int) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+        """The table after the coup's last event, and what the dealer keyed from its first event on
+        (``controller.web.dealer_entries``)."""
         if self.rules is None:
             return None
-        key = (coup, until_event)
+        key = (coup, first_event, until_event)
         if key not in self._replayed:
             referee, start = Referee(self.rules, self.jackpot_meter), 0
             signing = self.key_file if self.key_file and self.key_file.exists() else None
@@ -179,11 +188,16 @@ class StoreView:
                     found = None
                 if found is not None:
                     referee, start = Referee.resume(self.rules, found[0].referee), found[0].after_event
-                rows = db.execute("SELECT publisher, seq, mono_ns, wall_ns, body FROM events WHERE id > ? AND id <= ? "
-                                  "ORDER BY id", (start, until_event))
-                for publisher, seq, mono_ns, wall_ns, body in rows:
-                    referee.handle(Envelope(publisher, seq, mono_ns, wall_ns, msgspec.json.decode(body, type=AnyBody)))
+                rows = db.execute("SELECT id, publisher, seq, mono_ns, wall_ns, body FROM events WHERE id > ? AND "
+                                  "id <= ? ORDER BY id", (start, until_event))
+                entries = DealerEntries()
+                for event_id, publisher, seq, mono_ns, wall_ns, body in rows:
+                    decoded = msgspec.json.decode(body, type=AnyBody)
+                    entries.before(referee, decoded)
+                    outcome = referee.handle(Envelope(publisher, seq, mono_ns, wall_ns, decoded))
+                    entries.after(event_id, iso(wall_ns), decoded, outcome)
             if len(self._replayed) > 32:
                 self._replayed.clear()
-            self._replayed[key] = referee.state()
+            self._replayed[key] = (referee.state(), [entry for entry in entries.entries
+                                                     if entry["event_id"] >= first_event])
         return self._replayed[key]
