@@ -20,38 +20,66 @@ def _after(envelopes: list[tuple[str, Envelope]], index: int, topic: str, body, 
     envelopes.insert(index + 1, (topic, Envelope(publisher, seq, before.mono_ns + 1, before.wall_ns + 1, body)))
 
 
+def _replace(envelopes: list[tuple[str, Envelope]], index: int, body) -> None:
+    topic, envelope = envelopes[index]
+    envelopes[index] = (topic, Envelope(envelope.publisher, envelope.seq, envelope.mono_ns, envelope.wall_ns, body))
+
+
 def _doubted_coup(config):
-    """The fixture's coups, the last one changed: the camera reads an ante 5 € short and unsure, and the dealer
-    keys the true amount; it cannot tell a player's first card, reads it unsure as another, and the dealer names
-    the true one. Returns the events, the seat and its ante, and the card's position and its true card."""
+    """The fixture's coups, the last one changed. The camera reads an ante 5 € short and unsure: the dealer keys the
+    true amount. It cannot tell a player's first card and reads it unsure as another: the dealer names the true one
+    while dealing. The same for the dealer's first card, named at the showdown (which settles the coup). Once the
+    coup is settled it reads the ante's zone unsure: the dealer keys what lies there, the same amount. Returns the
+    events and what the review should list, as (zone, keyed, camera, asked, differs)."""
     envelopes = faulty_coups(config)
     last_no_more_bets = max(i for i, (_t, e) in enumerate(envelopes) if e.body == ButtonPressed("no_more_bets"))
     ante_at = max(i for i, (_t, e) in enumerate(envelopes[:last_no_more_bets])
                   if isinstance(e.body, ChipsChanged) and e.body.box == "ante" and e.body.amount)
-    topic, envelope = envelopes[ante_at]
-    seat, ante = envelope.body.seat, envelope.body.amount
-    envelopes[ante_at] = (topic, Envelope(envelope.publisher, envelope.seq, envelope.mono_ns, envelope.wall_ns,
-                                          ChipsChanged(seat, "ante", ante - 500, sure=False)))
+    seat, ante = envelopes[ante_at][1].body.seat, envelopes[ante_at][1].body.amount
+    _replace(envelopes, ante_at, ChipsChanged(seat, "ante", ante - 500, sure=False))
     keyed = DealerOperation(f"bet seat={seat} box=ante amount={format_money(ante)}")
     _after(envelopes, ante_at, "dealer.keypad", keyed, "keypad-test", 1)
-    card_at = next(i for i, (_t, e) in enumerate(envelopes) if i > last_no_more_bets
-                   and isinstance(e.body, CardPlaced) and e.body.position != 0)
-    topic, envelope = envelopes[card_at]
-    position, card = envelope.body.position, envelope.body.card
-    misread = "2c" if card != "2c" else "3c"
-    envelopes[card_at] = (topic, Envelope(envelope.publisher, envelope.seq, envelope.mono_ns, envelope.wall_ns,
-                                          CardPlaced(position, None, envelope.body.face_up, envelope.body.order)))
-    _after(envelopes, card_at, "vision.card", CardIdentified(position, 0, misread, sure=False), "vision-test", 1)
-    _after(envelopes, card_at + 1, "dealer.keypad",
-           DealerOperation(f"identify position={position} index=1 card={card}"), "keypad-test", 2)
-    return envelopes, seat, ante, position, card, misread
+    expected = [(f"place {seat}, ante", euros_fr(ante), euros_fr(ante - 500), True, True)]
+
+    def first_card(of_dealer: bool) -> tuple[int, int, str, str]:
+        at = next(i for i, (_t, e) in enumerate(envelopes) if i > last_no_more_bets
+                  and isinstance(e.body, CardPlaced) and (e.body.position == 0) == of_dealer)
+        body = envelopes[at][1].body
+        misread = "2d" if body.card != "2d" else "3d"
+        _replace(envelopes, at, CardPlaced(body.position, None, body.face_up, body.order))
+        _after(envelopes, at, "vision.card", CardIdentified(body.position, 0, misread, sure=False), "vision-test",
+               1 if of_dealer else 2)
+        return at + 1, body.position, body.card, misread
+
+    read_at, position, card, misread = first_card(of_dealer=False)
+    _after(envelopes, read_at, "dealer.keypad", DealerOperation(f"identify position={position} index=1 card={card}"),
+           "keypad-test", 2)
+    expected.append((f"place {position}, carte 1", card, misread, True, True))
+    # a card the camera read sure as it was dealt, named again by the dealer unasked: the same card
+    seen_at = next(i for i, (_t, e) in enumerate(envelopes) if i > read_at and isinstance(e.body, CardPlaced)
+                   and e.body.card and e.body.position not in (0, position))
+    seen = envelopes[seen_at][1].body
+    _after(envelopes, seen_at, "dealer.keypad",
+           DealerOperation(f"identify position={seen.position} index=1 card={seen.card}"), "keypad-test", 5)
+    expected.append((f"place {seen.position}, carte 1", seen.card, seen.card, False, False))
+    _read_at, _dealer, dealer_card, dealer_misread = first_card(of_dealer=True)
+    shown = next(i for i, (_t, e) in enumerate(envelopes)
+                 if i > last_no_more_bets and e.body == DealerOperation("show-dealer"))
+    _after(envelopes, shown, "dealer.keypad", DealerOperation(f"identify position=0 index=1 card={dealer_card}"),
+           "keypad-test", 3)
+    _after(envelopes, shown + 1, "vision.chips", ChipsChanged(seat, "ante", ante, sure=False), "vision-test", 3)
+    _after(envelopes, shown + 2, "dealer.keypad",
+           DealerOperation(f"paying seat={seat} zone=ante amount={format_money(ante)}"), "keypad-test", 4)
+    expected += [("croupier, carte 1", dealer_card, dealer_misread, True, True),
+                 (f"place {seat}, ante", euros_fr(ante), euros_fr(ante), True, False)]
+    return envelopes, seat, ante, expected
 
 
 @pytest.fixture(scope="module")
 def doubted(tmp_path_factory):
     folder = tmp_path_factory.mktemp("table")
     config = table_config(folder)
-    envelopes, seat, ante, position, card, misread = _doubted_coup(config)
+    envelopes, seat, ante, expected = _doubted_coup(config)
     recorded_store(config, envelopes)
     app = create_app(config, follower_factory=None, review_db_path=folder / "review.sqlite",
                      key_path=folder / "table.key", password_hasher=fast_hasher())
@@ -59,25 +87,31 @@ def doubted(tmp_path_factory):
     app.state.reviews.create_user("sue", "supervisor", PASSWORD)
     with TestClient(app, headers=SAME_SITE) as client:
         assert client.post("/api/login", json={"username": "sam", "password": PASSWORD}).status_code == 200
-        yield client, seat, ante, position, card, misread
+        yield client, seat, ante, expected
 
 
 def test_each_entry_of_the_dealer_stands_beside_the_cameras_reading(doubted):
-    client, seat, ante, position, card, misread = doubted
+    client, seat, ante, expected = doubted
     last = client.get("/api/coups").json()[-1]["number"]
     coup = client.get(f"/api/coups/{last}").json()
-    entries = {entry["where"]: entry for entry in coup["dealer_entries"]}
-    assert set(entries) == {f"place {seat}, ante", f"place {position}, carte 1"}
-    amount = entries[f"place {seat}, ante"]
-    assert (amount["camera"], amount["camera_sure"], amount["keyed"]) == (euros_fr(ante - 500), False, euros_fr(ante))
-    assert amount["asked"] and amount["differs"]
-    named = entries[f"place {position}, carte 1"]
-    assert (named["camera"], named["camera_sure"], named["keyed"]) == (misread, False, card)
-    assert named["asked"] and named["differs"]
+    assert [(e["where"], e["keyed"], e["camera"], e["asked"], e["differs"]) for e in coup["dealer_entries"]] == expected
+    assert [entry["camera_sure"] for entry in coup["dealer_entries"]] == [False, False, True, False, False]
+    assert all(entry["coup"] == last for entry in coup["dealer_entries"])
+    assert coup["settled"] and coup["table"]["settlement"] is not None  # the dealer's card named: the coup settled
     assert coup["table"]["seats"][str(seat)]["fixed_bets"]["ante"] == ante  # the table went by the dealer's word
     page = client.get(f"/review/coups/{last}").text
-    assert "Saisies du croupier" in page and page.count("différente de la caméra") == 2
+    assert "Saisies du croupier" in page and page.count("différente de la caméra") == 3
     assert f"{euros_fr(ante - 500)} (incertaine)" in page
+
+
+def test_a_difference_from_a_lower_bound_is_an_amount_below_it():
+    from controller.web.dealer_entries import _Reading
+
+    at_least = _Reading(2500, False, 1, at_least=True)
+    assert at_least.text == "au moins 25,00 €"
+    assert not at_least.differs(2500) and not at_least.differs(3000) and at_least.differs(2000)
+    assert _Reading(2500, True, 1).differs(3000) and not _Reading(2500, True, 1).differs(2500)
+    assert _Reading("Kh", True, 1).differs("Kd") and not _Reading("Kh", True, 1).differs("Kh")
 
 
 def test_a_coup_without_a_doubt_lists_no_entry(doubted):

@@ -129,7 +129,8 @@ class StoreView:
         bodies = [json.loads(event["body"]) for event in events]
         shoe = [body["count"] for body in bodies if body.get("type") == "shoe_card_drawn"]
         camera = sum(1 for body in bodies if body.get("type") == "card_placed")
-        replayed = self._replay(number, first, until)
+        # The table as it stood at the settlement; the dealer's entries to the timeline's end (he keys payments)
+        replayed = self._replay(number, until, events[-1]["id"] if events else until)
         return {"table_id": self.table_id, **{k: v for k, v in coup.items() if k != "wall_ns"},
                 "at": iso(coup["wall_ns"]),
                 "events": events, "flags": self.flags(number),
@@ -168,13 +169,13 @@ class StoreView:
         replayed = self._replay(coup, until_event, until_event)
         return replayed[0] if replayed else None
 
-    def _replay(self, coup: int, first_event: int,
+    def _replay(self, coup: int, state_at: int,
                 until_event: int) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
-        """The table after the coup's last event, and what the dealer keyed from its first event on
-        (``controller.web.dealer_entries``)."""
+        """The table as it stood after event ``state_at``, and what the dealer keyed in the coup up to
+        ``until_event`` (``controller.web.dealer_entries``)."""
         if self.rules is None:
             return None
-        key = (coup, first_event, until_event)
+        key = (coup, state_at, until_event)
         if key not in self._replayed:
             referee, start = Referee(self.rules, self.jackpot_meter), 0
             signing = self.key_file if self.key_file and self.key_file.exists() else None
@@ -182,22 +183,23 @@ class StoreView:
             fingerprint = rules_fingerprint(self.rules, self.jackpot_meter)
             with self._connect() as db:
                 try:
-                    found = latest_checkpoint(db, fingerprint, until_event, public)
+                    # the one before the state asked for: the coup's own end, within the timeline, wrote the next
+                    found = latest_checkpoint(db, fingerprint, state_at, public)
                 except BadCheckpoint as error:  # changed behind the engine's back: verify-log names it
-                    log.warning("review: a checkpoint before record %d cannot be used (%s)", until_event, error)
+                    log.warning("review: a checkpoint before record %d cannot be used (%s)", state_at, error)
                     found = None
                 if found is not None:
                     referee, start = Referee.resume(self.rules, found[0].referee), found[0].after_event
                 rows = db.execute("SELECT id, publisher, seq, mono_ns, wall_ns, body FROM events WHERE id > ? AND "
                                   "id <= ? ORDER BY id", (start, until_event))
-                entries = DealerEntries()
+                entries, state = DealerEntries(), None
                 for event_id, publisher, seq, mono_ns, wall_ns, body in rows:
-                    decoded = msgspec.json.decode(body, type=AnyBody)
-                    entries.before(referee, decoded)
-                    outcome = referee.handle(Envelope(publisher, seq, mono_ns, wall_ns, decoded))
-                    entries.after(event_id, iso(wall_ns), decoded, outcome)
+                    envelope = Envelope(publisher, seq, mono_ns, wall_ns, msgspec.json.decode(body, type=AnyBody))
+                    entries.play(referee, event_id, iso(wall_ns), envelope)
+                    if event_id == state_at:
+                        state = referee.state()
             if len(self._replayed) > 32:
                 self._replayed.clear()
-            self._replayed[key] = (referee.state(), [entry for entry in entries.entries
-                                                     if entry["event_id"] >= first_event])
+            self._replayed[key] = (state or referee.state(),
+                                   [entry for entry in entries.entries if entry["coup"] == coup])
         return self._replayed[key]
