@@ -6,9 +6,10 @@ process, no bus, in rounds that alternate so that each part sees the same load:
     once a batch), its store in a temporary folder, WAL and synchronous=FULL as at the table;
   * the store alone: the same batches appended and committed (the floor under the engine's durability);
   * the referee alone: the events played through the rules, nothing recorded.
-It prints the median over the rounds of each part's CPU time per event, in µs, and the engine's wall time (the
-commits' waits for the disk included). On a 2-core machine the engine at 10,000 events a second needs well under
-100 µs an event: ``benchmarks/bus.py`` measures that rate through the bus.
+It prints the median over the rounds of each part's CPU time per event, in µs, and its wall time (the commits'
+waits for the disk included). At 10,000 events a second the engine has 100 µs of one core an event, receiving and
+decoding them included (about 10 µs more than this measures); ``benchmarks/bus.py`` measures that rate through the
+bus, the engine in a process of its own.
 
     .venv/bin/python benchmarks/engine_cpu.py [--json] [--events 20000] [--rounds 3] [--batch 50]
 """
