@@ -31,7 +31,16 @@ def _doubted_coup(config):
     while dealing. The same for the dealer's first card, named at the showdown (which settles the coup). Once the
     coup is settled it reads the ante's zone unsure: the dealer keys what lies there, the same amount. Returns the
     events and what the review should list, as (zone, keyed, camera, asked, differs)."""
-    envelopes = faulty_coups(config)
+    envelopes = faulty_coups(config, coups=3)
+    # coup 1: the dealer names again, unasked, the card a player bought, as the camera read it when it was dealt
+    buy_at = next(i for i, (_t, e) in enumerate(envelopes)
+                  if isinstance(e.body, DealerOperation) and e.body.line.startswith("buy "))
+    buyer, discard = (int(part.split("=")[1]) for part in envelopes[buy_at][1].body.line.split()[1:3])
+    bought_at = next(i for i, (_t, e) in enumerate(envelopes)
+                     if i > buy_at and isinstance(e.body, CardPlaced) and e.body.position == buyer)
+    bought = envelopes[bought_at][1].body.card
+    _after(envelopes, bought_at, "dealer.keypad",
+           DealerOperation(f"identify position={buyer} index={discard} card={bought}"), "keypad-test", 6)
     last_no_more_bets = max(i for i, (_t, e) in enumerate(envelopes) if e.body == ButtonPressed("no_more_bets"))
     ante_at = max(i for i, (_t, e) in enumerate(envelopes[:last_no_more_bets])
                   if isinstance(e.body, ChipsChanged) and e.body.box == "ante" and e.body.amount)
@@ -72,14 +81,14 @@ def _doubted_coup(config):
            DealerOperation(f"paying seat={seat} zone=ante amount={format_money(ante)}"), "keypad-test", 4)
     expected += [("croupier, carte 1", dealer_card, dealer_misread, True, True),
                  (f"place {seat}, ante", euros_fr(ante), euros_fr(ante), True, False)]
-    return envelopes, seat, ante, expected
+    return envelopes, seat, ante, expected, (f"place {buyer}, carte {discard}", bought, bought, False, False)
 
 
 @pytest.fixture(scope="module")
 def doubted(tmp_path_factory):
     folder = tmp_path_factory.mktemp("table")
     config = table_config(folder)
-    envelopes, seat, ante, expected = _doubted_coup(config)
+    envelopes, seat, ante, expected, bought = _doubted_coup(config)
     recorded_store(config, envelopes)
     app = create_app(config, follower_factory=None, review_db_path=folder / "review.sqlite",
                      key_path=folder / "table.key", password_hasher=fast_hasher())
@@ -87,11 +96,11 @@ def doubted(tmp_path_factory):
     app.state.reviews.create_user("sue", "supervisor", PASSWORD)
     with TestClient(app, headers=SAME_SITE) as client:
         assert client.post("/api/login", json={"username": "sam", "password": PASSWORD}).status_code == 200
-        yield client, seat, ante, expected
+        yield client, seat, ante, expected, bought
 
 
 def test_each_entry_of_the_dealer_stands_beside_the_cameras_reading(doubted):
-    client, seat, ante, expected = doubted
+    client, seat, ante, expected, _bought = doubted
     last = client.get("/api/coups").json()[-1]["number"]
     coup = client.get(f"/api/coups/{last}").json()
     assert [(e["where"], e["keyed"], e["camera"], e["asked"], e["differs"]) for e in coup["dealer_entries"]] == expected
@@ -114,11 +123,19 @@ def test_a_difference_from_a_lower_bound_is_an_amount_below_it():
     assert _Reading("Kh", True, 1).differs("Kd") and not _Reading("Kh", True, 1).differs("Kh")
 
 
+def test_a_bought_card_named_again_is_compared_with_the_bought_card(doubted):
+    """The camera's reading of a bought card is filed in the discard's place, not after the hand's last card."""
+    client, bought = doubted[0], doubted[4]
+    first = client.get("/api/coups").json()[0]["number"]
+    entries = client.get(f"/api/coups/{first}").json()["dealer_entries"]
+    assert [(e["where"], e["keyed"], e["camera"], e["asked"], e["differs"]) for e in entries] == [bought]
+
+
 def test_a_coup_without_a_doubt_lists_no_entry(doubted):
     client = doubted[0]
-    first = client.get("/api/coups").json()[0]["number"]
-    assert client.get(f"/api/coups/{first}").json()["dealer_entries"] == []
-    assert "Aucune saisie." in client.get(f"/review/coups/{first}").text
+    second = client.get("/api/coups").json()[1]["number"]
+    assert client.get(f"/api/coups/{second}").json()["dealer_entries"] == []
+    assert "Aucune saisie." in client.get(f"/review/coups/{second}").text
 
 
 def test_the_signed_report_carries_the_entries(doubted):
