@@ -12,12 +12,15 @@ from typing import Any
 
 #: A card as the rules core writes it (``As``, ``Td``), standing alone in a text.
 _CARD = re.compile(r"(?<!\w)[2-9TJQKA][cdhs](?!\w)")
+#: The value of a keypad line's card field, however the dealer spelt it (``card=ah``, ``card=10H``), echoed in the
+#: refusal of a line the table could not read.
+_KEYED_CARDS = re.compile(r"(?<!\w)(cards?=)[^\s»]+", re.IGNORECASE)
 HIDDEN = "▮"
 
 
 def without_cards(text: str) -> str:
     """``text`` with every card it names replaced by ``HIDDEN`` (« As vue une deuxième fois » → « ▮ vue … »)."""
-    return _CARD.sub(HIDDEN, text)
+    return _CARD.sub(HIDDEN, _KEYED_CARDS.sub(rf"\1{HIDDEN}", text))
 
 
 def public_state(state: dict[str, Any] | None) -> dict[str, Any] | None:

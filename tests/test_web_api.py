@@ -292,3 +292,29 @@ def test_the_kiosk_names_no_card_in_the_flags_and_the_refusals():
                                                    "▮ vue une deuxième fois dans ce coup (place 1)")
     assert wait["reason_fr"] == "place 1 : ▮ en double (carte étrangère) : corriger la carte ou déclarer le coup nul"
     assert "As" not in json.dumps(shown["refusals"]) and state["refusals"][0]["reason"].startswith("seat 1 holds As")
+
+
+def test_a_card_in_a_keypad_line_the_table_could_not_read_is_masked_however_spelt():
+    """The refusal of an unreadable keypad line echoes the line: its card field, lowercase or « 10h », is masked
+    on the way to the display; the referee's own state (the review's) keeps it."""
+    from tables import dealt_table, rules_for
+
+    from controller.bus.schema import DealerOperation, Envelope
+    from controller.referee import Referee
+    from controller.rules.operations import DEALER
+    from controller.sim.events import bus_events
+    from controller.web.live import public_state
+
+    rules = rules_for("fr-1959")
+    table = dealt_table(rules, {1: "As Kd 7h Qs 2c", DEALER: "Ac Kc 4d 5d 6s"})
+    typed = ["identify position=1 index=2 card=kd colour=red", "identify position=1 index=3 card=10H colour=blue"]
+    bodies = [body for _ms, _topic, body in bus_events(table.log)] + [DealerOperation(line) for line in typed]
+    referee = Referee(rules)
+    for seq, body in enumerate(bodies, start=1):
+        referee.handle(Envelope("test", seq, seq * 1_000_000, seq * 1_000_000, body))
+    refusals = referee.state()["refusals"]
+    assert [refusal["reason_fr"] for refusal in refusals] == [f"ligne illisible : « {line} »" for line in typed]
+    shown = public_state(referee.state())["refusals"]
+    assert [refusal["reason_fr"] for refusal in shown] == [
+        "ligne illisible : « identify position=1 index=2 card=▮ colour=red »",
+        "ligne illisible : « identify position=1 index=3 card=▮ colour=blue »"]
