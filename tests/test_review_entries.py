@@ -49,6 +49,14 @@ def _doubted_coup(config):
     keyed = DealerOperation(f"bet seat={seat} box=ante amount={format_money(ante)}")
     _after(envelopes, ante_at, "dealer.keypad", keyed, "keypad-test", 1)
     expected = [(f"place {seat}, ante", euros_fr(ante), euros_fr(ante - 500), True, True)]
+    # a bonus read sure but off its stake: the table holds it all the same, and the dealer keys the stake
+    bonus_at = max(i for i, (_t, e) in enumerate(envelopes[:last_no_more_bets + 1])
+                   if isinstance(e.body, ChipsChanged) and e.body.box == "bonus" and e.body.amount)
+    bonus_seat, stake = envelopes[bonus_at][1].body.seat, envelopes[bonus_at][1].body.amount
+    _replace(envelopes, bonus_at, ChipsChanged(bonus_seat, "bonus", stake + 100))
+    keyed = DealerOperation(f"bet seat={bonus_seat} box=bonus amount={format_money(stake)}")
+    _after(envelopes, bonus_at, "dealer.keypad", keyed, "keypad-test", 7)
+    expected.append((f"place {bonus_seat}, bonus", euros_fr(stake), euros_fr(stake + 100), True, True))
 
     def first_card(of_dealer: bool) -> tuple[int, int, str, str]:
         at = next(i for i, (_t, e) in enumerate(envelopes) if i > last_no_more_bets
@@ -104,12 +112,13 @@ def test_each_entry_of_the_dealer_stands_beside_the_cameras_reading(doubted):
     last = client.get("/api/coups").json()[-1]["number"]
     coup = client.get(f"/api/coups/{last}").json()
     assert [(e["where"], e["keyed"], e["camera"], e["asked"], e["differs"]) for e in coup["dealer_entries"]] == expected
-    assert [entry["camera_sure"] for entry in coup["dealer_entries"]] == [False, False, True, False, False]
+    assert [entry["camera_sure"] for entry in coup["dealer_entries"]] == [False, True, False, True, False, False]
     assert all(entry["coup"] == last for entry in coup["dealer_entries"])
     assert coup["settled"] and coup["table"]["settlement"] is not None  # the dealer's card named: the coup settled
     assert coup["table"]["seats"][str(seat)]["fixed_bets"]["ante"] == ante  # the table went by the dealer's word
     page = client.get(f"/review/coups/{last}").text
-    assert "Saisies du croupier" in page and page.count("différente de la caméra") == 3
+    assert "Saisies du croupier" in page and page.count("différente de la caméra") == 4
+    assert page.count("lecture sûre hors des règles des mises") == 1
     assert f"{euros_fr(ante - 500)} (incertaine)" in page
 
 
