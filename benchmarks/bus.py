@@ -130,11 +130,14 @@ def commit_cost(folder: Path, count: int = 200) -> dict[str, float]:
     return {"commits": count, "p50_ms": round(percentile(times, 0.5), 3), "p99_ms": round(percentile(times, 0.99), 3)}
 
 
+def bench_rules() -> TableRules:
+    """The benchmark's table: fr-2007, 7 seats, bonus and card purchase (the most events a coup makes)."""
+    return TableRules(load_profile("fr-2007"), 1000, 50000, 7, bonus=True, card_purchase=True)
+
+
 def coup_events(count: int, seed: int) -> list[tuple[str, object]]:
-    profile = load_profile("fr-2007")
-    rules = TableRules(profile, 1000, 50000, 7, bonus=True, card_purchase=True)
     rng = random.Random(seed)
-    table = new_table(rules, rng, players=7)
+    table = new_table(bench_rules(), rng, players=7)
     t = 0
     while len(table.log) < count * 1.2:  # a few operations (settlement) make no event
         t = play_coup(table, rng, t)

@@ -32,18 +32,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bus import coup_events  # noqa: E402
+from bus import bench_rules, coup_events  # noqa: E402
 
 from controller.bus.schema import Envelope  # noqa: E402
 from controller.engine import Engine  # noqa: E402
-from controller.profiles import load_profile  # noqa: E402
 from controller.referee import Referee  # noqa: E402
-from controller.rules.profile import TableRules  # noqa: E402
 from controller.store import EventStore, NewEvent  # noqa: E402
-
-
-def _rules() -> TableRules:
-    return TableRules(load_profile("fr-2007"), 1000, 50000, 7, bonus=True, card_purchase=True)
 
 
 def _timed(work) -> tuple[float, float]:
@@ -54,7 +48,7 @@ def _timed(work) -> tuple[float, float]:
 
 def engine_round(folder: Path, messages: list[tuple[str, Envelope]], batch: int) -> tuple[float, float]:
     context = zmq.Context()
-    engine = Engine(_rules(), EventStore(folder / "engine.sqlite"), context, f"ipc://{folder}/sub",
+    engine = Engine(bench_rules(), EventStore(folder / "engine.sqlite"), context, f"ipc://{folder}/sub",
                     f"ipc://{folder}/pub", f"ipc://{folder}/snap")
     try:
         return _timed(lambda: [engine.record(messages[i:i + batch]) for i in range(0, len(messages), batch)])
@@ -75,7 +69,7 @@ def store_round(folder: Path, messages: list[tuple[str, Envelope]], batch: int) 
 
 
 def referee_round(messages: list[tuple[str, Envelope]]) -> tuple[float, float]:
-    referee = Referee(_rules())
+    referee = Referee(bench_rules())
     return _timed(lambda: [referee.handle(envelope) for _topic, envelope in messages])
 
 
