@@ -4,9 +4,11 @@ each sender by its key. Each attack of issue 23 is played here against real sock
 
 from __future__ import annotations
 
+import errno
 import stat
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -175,6 +177,47 @@ def test_only_the_engine_hears_the_devices_and_no_subscriber_unsubscribes_anothe
     assert ("vision.card", "vision") in _received(engine_side)
     for socket in (vision, engine, web_again, engine_side):
         socket.close()
+
+
+def test_a_signal_in_the_proxys_thread_passes_no_subscription_up_twice(keyed_bus, monkeypatch):
+    """A signal the proxy's thread takes restarts its forwarding: what it passed up to the publishers stays passed
+    up, each subscription once, and a subscriber that comes afterwards still hears."""
+    _proxy, contexts, publish, subscribe, _keys = keyed_bus
+    engine = contexts["engine"].socket(zmq.XPUB)  # a publisher shown every subscription passed up to it
+    engine.setsockopt(zmq.XPUB_VERBOSE, 1)
+    engine.connect(publish)
+    passed_up: list[bytes] = []
+
+    def take_passed_up(wait_ms: int) -> None:
+        while engine.poll(wait_ms):
+            passed_up.append(engine.recv())
+
+    interrupt = threading.Event()
+    real_poll = zmq.Poller.poll
+
+    def poll(self, *args, **kwargs):
+        if threading.current_thread().name == "bus-proxy" and interrupt.is_set():
+            interrupt.clear()
+            raise zmq.InterruptedSystemCall(errno.EINTR)
+        return real_poll(self, *args, **kwargs)
+
+    monkeypatch.setattr(zmq.Poller, "poll", poll)
+    time.sleep(0.3)  # connected before the first subscription
+    listeners = [contexts["web"].socket(zmq.SUB) for _ in range(3)]
+    for listener in listeners:
+        listener.connect(subscribe)
+    listeners[0].setsockopt(zmq.SUBSCRIBE, b"core.state")
+    assert wait_until(lambda: (take_passed_up(50), passed_up)[1] == [b"\x01core.state"], timeout=10)
+    interrupt.set()  # the proxy's next poll, after the subscription below, is interrupted
+    listeners[1].setsockopt(zmq.SUBSCRIBE, b"core.flag")
+    assert wait_until(lambda: (take_passed_up(50), not interrupt.is_set())[1], timeout=10)
+    listeners[2].setsockopt(zmq.SUBSCRIBE, b"core.state")
+    state = encode("core.state", Envelope("engine", 1, 1, 1, TableState({"phase": "betting"})))
+    assert wait_until(lambda: (engine.send_multipart(state), listeners[2].poll(50))[1], timeout=10)
+    take_passed_up(300)
+    assert passed_up == [b"\x01core.state", b"\x01core.flag"]
+    for socket in (engine, *listeners):
+        socket.close(linger=0)
 
 
 def test_a_topic_must_carry_its_own_kind_of_message(keyed_bus):

@@ -209,12 +209,12 @@ def test_the_reviews_coup_replays_from_the_coup_befores_checkpoint_as_from_the_f
 
     monkeypatch.setattr(store_view, "latest_checkpoint", watched)
     from_checkpoints = [StoreView(config.store_path, config.evidence_dir, config.rules, "t",
-                                                  key_file=key_path(config.store_path)).replay(
-        coup["number"], coup["last_event"]) for coup in coups]
+                                  key_file=key_path(config.store_path)).coup(coup["number"])["table"]
+                        for coup in coups]
     assert taken_up[0] == 0 and all(taken_up[1:])  # the first coup has no coup before it
     _tamper(config.store_path, "DELETE FROM checkpoints")
     from_the_start = [StoreView(config.store_path, config.evidence_dir, config.rules, "t",
-                                                  key_file=key_path(config.store_path)).replay(
-        coup["number"], coup["last_event"]) for coup in coups]
+                                key_file=key_path(config.store_path)).coup(coup["number"])["table"]
+                      for coup in coups]
     assert from_checkpoints == from_the_start
     assert [state["coup"] for state in from_the_start] == [1, 2, 3, 4]

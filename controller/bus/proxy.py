@@ -51,6 +51,8 @@ class Proxy:
         self.refused: Counter[tuple[str, str]] = Counter()
         #: connections refused for want of keys, or with keys for another server (``peers_refused``)
         self._handshakes: list[RefusedHandshakes] = []
+        #: the subscriptions passed up to the publishers, each once: kept across a restart of the forwarding
+        self._upstream: set[bytes] = set()
         self._authenticator = RoleAuthenticator(self._context, keys) if keys is not None else None
         self.publish_endpoint = publish_endpoint  # publishers connect here (XSUB)
         self.subscribe_endpoint = subscribe_endpoint  # subscribers connect here (XPUB)
@@ -130,7 +132,6 @@ class Proxy:
         self._forward(frontend, backend, control, poller)
 
     def _forward(self, frontend: zmq.Socket, backend: zmq.Socket, control: zmq.Socket, poller: zmq.Poller) -> None:
-        upstream: set[bytes] = set()  # the subscriptions passed up to the publishers
         while True:
             ready = dict(poller.poll())
             if control in ready and control.recv() == b"TERMINATE":
@@ -139,7 +140,7 @@ class Proxy:
                 if watch.monitor in ready:
                     watch.take()
             if backend in ready:
-                self._subscribe(backend, frontend, upstream)
+                self._subscribe(backend, frontend)
             if frontend in ready:
                 for _ in range(1000):  # what is queued, then the subscriptions and the control get their turn
                     try:
@@ -156,7 +157,7 @@ class Proxy:
                         log.warning("bus proxy: %d message(s) from the %s key not passed on: %s",
                                     self.refused[role, reason], role, reason)
 
-    def _subscribe(self, backend: zmq.Socket, frontend: zmq.Socket, upstream: set[bytes]) -> None:
+    def _subscribe(self, backend: zmq.Socket, frontend: zmq.Socket) -> None:
         """A subscriber's subscription: applied to that subscriber if its role may hear the topic, else counted; an
         unsubscription: applied to that subscriber. The publishers are asked once for each topic and never told to
         stop: a subscriber's word could otherwise unsubscribe the topic for every other one, and a topic sent to the
@@ -183,8 +184,8 @@ class Proxy:
                             role, reason)
             return
         backend.setsockopt(zmq.SUBSCRIBE, topic)  # that subscriber's, only
-        if topic not in upstream:
-            upstream.add(topic)
+        if topic not in self._upstream:
+            self._upstream.add(topic)
             frontend.send(data)
 
     @property

@@ -164,11 +164,6 @@ class StoreView:
         path = self.evidence_dir / Path(row[0]).name
         return (path, row[1]) if path.is_file() else None
 
-    def replay(self, coup: int, until_event: int) -> dict[str, Any] | None:
-        """The table as it stood after the coup's last event: hands, bets, decisions, settlement."""
-        replayed = self._replay(coup, until_event, until_event)
-        return replayed[0] if replayed else None
-
     def _replay(self, coup: int, state_at: int,
                 until_event: int) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
         """The table as it stood after event ``state_at``, and what the dealer keyed in the coup up to
