@@ -169,6 +169,22 @@ def test_a_players_card_gone_during_the_deal_is_him_looking_and_it_comes_back_th
     assert feed.frames(20, [back(5, 600), back(5, 640), back(5, 680)]) == [CardPlaced(5, None, False, 3)]
 
 
+@pytest.mark.parametrize("held", [True, False])
+def test_a_card_seen_in_a_players_hand_while_he_peeks_is_no_new_card(held):
+    """While his cards are off the felt, the detector may find one raised in his hand at the zone's edge; read as
+    held it is no card dealt (not held, it would count as one: out of turn, a card too many)."""
+    feed = Feed(Tracker(CONFIG, dealing=True))
+    hand = [back(3, 600), back(3, 628)]
+    feed.frames(5, hand)
+    raised = replace(back(3, 640, 460), held=held)
+    events = feed.frames(20, [raised])
+    if not held:
+        assert CardPlaced(3, None, False, 3) in events
+        return
+    assert events == [CardsLifted(3)]
+    assert feed.frames(20, hand) == []  # put back: the same cards
+
+
 def test_after_the_deal_a_discard_is_removed_and_the_bought_card_takes_its_place():
     feed = Feed(Tracker(CONFIG, dealing=True))
     hand = [back(2, 1200 + 40 * i) for i in range(5)]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -48,6 +48,9 @@ SEAT_REGION_MM = 360.0
 DEALER_REGION_MM = 420.0
 #: how far past its zone's printed line an object still belongs to it
 ZONE_SLACK_MM = 25.0
+#: a card detection whose box is more than this share skin is a card in a hand (``ZoneObservation.held``): a
+#: player's raised card under his fingers is about 0.6 skin, a card on the felt none
+HELD_SHARE = 0.3
 #: A region is compared with what it was when the models last read it as a THUMBNAIL x THUMBNAIL image (each pixel
 #: the mean of four samples, so the sensor's noise averages out): on the virtual camera the same scene differs by at
 #: most 9 grey levels between frames, a card, a chip or an arm arriving by 60 or more (55 scenes of a coup).
@@ -90,6 +93,9 @@ class ZoneObservation:
     confidence: float
     #: the object's outline in the frame's pixels (4 x 2), for evidence images
     outline_px: tuple[tuple[float, float], ...]
+    #: a card mostly covered by a hand (``HELD_SHARE``): held, not lying on the felt (a player peeking at his
+    #: cards raises them at his zone's edge under his fingers)
+    held: bool = False
 
     @property
     def box(self) -> tuple[float, float, float, float]:
@@ -308,8 +314,10 @@ class TableReader:
                 top_left = to_table @ [box.x1, box.y1, 1]
                 corners.append(index_crop(frame_bgr, self.table_to_image, top_left[:2], region.angle))
                 card_at.append((k, len(observations)))
+                held = bool(skin[max(int(box.y1), 0):int(box.y2) + 1, max(int(box.x1), 0):int(box.x2) + 1].mean()
+                            > HELD_SHARE)
                 observations.append(ZoneObservation(zone.seat, zone.area, box.kind, "", centre[0], centre[1],
-                                                    box.confidence, outline_px))
+                                                    box.confidence, outline_px, held))
         if corners:
             probabilities = self.index_reader.probabilities(self.felt.rgb(np.stack(corners)))
             for (k, place), p in zip(card_at, probabilities, strict=True):
@@ -319,8 +327,7 @@ class TableReader:
                 # the confidence stays the detector's: that a card is there; an unsure reading of which card it
                 # is must not make the tracker lose the card (its identity is a vote over frames; a still region's
                 # frames carry its last two agreeing reads)
-                readings[k][0][place] = ZoneObservation(old.seat, old.area, kind, label, old.x_mm, old.y_mm,
-                                                        old.confidence, old.outline_px)
+                readings[k][0][place] = replace(old, kind=kind, label=label)
         bet_zones = [(k, zone) for k, _crop in crops for zone, _mask in self._zone_masks[k]
                      if zone.area in BET_AREAS]
         self._count_chips(frame_bgr, [zone for _k, zone in bet_zones])

@@ -7,7 +7,9 @@ Why it debounces: the detector sees a card in a few frames before the croupier's
 rank now and then, and loses cards under arms and hands. So
 
 - a card counts once it has been seen in ``steady_frames`` frames spanning ``steady_ms``; its face (up or down)
-  and its identity are the majority over those frames, so a single misread never reaches the bus;
+  and its identity are the majority over those frames, so a single misread never reaches the bus. A card seen in a
+  hand (``Observation.held``: a player raising his cards to peek) keeps a counted card where it is but never counts
+  as a new one;
 - a card only counts as gone after it has been missing for ``gone_frames`` frames spanning ``gone_ms`` *while its
   zone was visible*; a frame that marks the zone occluded (an arm over the felt) restarts that count, so a hand
   passing over the cards never removes them;
@@ -71,6 +73,9 @@ class Observation:
     x_mm: float
     y_mm: float
     confidence: float = 1.0
+    #: a card in a hand, not on the felt (``vision.table_reader.ZoneObservation.held``): it keeps a card already
+    #: counted where it is, but is no evidence of a new one
+    held: bool = False
 
     def __post_init__(self) -> None:
         where = f"observation at seat {self.seat!r} area {self.area!r}"
@@ -360,7 +365,7 @@ class Tracker:
             if isinstance(track, _Candidate):
                 if obs is not None:
                     track.last_ms = t_ms
-                    if not occluded:  # a card read under a hand is not evidence
+                    if not (occluded or obs.held):  # a card read under a hand, or in one, is not evidence
                         track.seen.add(t_ms, str(obs.label))
                 continue
             if obs is not None:
@@ -379,7 +384,7 @@ class Tracker:
             events += self._leave(seat, hand, gone)
         if not occluded:
             for i, obs in enumerate(seen):
-                if i not in matched_obs:
+                if i not in matched_obs and not obs.held:
                     hand.candidates.append(_Candidate(obs.x_mm, obs.y_mm, _run(t_ms, str(obs.label)), t_ms))
         hand.candidates = [c for c in hand.candidates if occluded or t_ms - c.last_ms <= config.forget_ms]
         ready = [c for c in hand.candidates if c.seen.steady(config.steady_frames, config.steady_ms)]
