@@ -32,7 +32,7 @@ from vision.chip_counter import ChipCounter, crop_outline, readings, zone_crop, 
 from vision.felt_colour import TRAINED_FELT_LAB, FeltKey, measure_felt
 from vision.index_reader import INDEX_CLASSES, IndexReader, index_crop
 from vision.index_reader import ONNX_PATH as INDEX_PATH
-from vision.onnx_detector import ONNX_PATH, OnnxDetector
+from vision.onnx_detector import ONNX_PATH, Box, OnnxDetector
 from vision.stack_reader import ONNX_PATH as STACK_READER_PATH
 from vision.stack_reader import UNSURE, StackReader, merge_readings, stack_crop, stack_zone_to_table
 
@@ -184,6 +184,12 @@ def _skin_mask(crop_bgr: np.ndarray) -> np.ndarray:
     return cv2.morphologyEx(cv2.inRange(ycrcb, (40, 138, 77), (250, 175, 127)), cv2.MORPH_OPEN, _ARM_KERNEL) > 0
 
 
+def _in_a_hand(skin: np.ndarray, box: Box) -> bool:
+    """Whether more than ``HELD_SHARE`` of a card's box (crop pixels) is skin (``_skin_mask``)."""
+    rows, cols = slice(max(int(box.y1), 0), int(box.y2) + 1), slice(max(int(box.x1), 0), int(box.x2) + 1)
+    return bool(skin[rows, cols].mean() > HELD_SHARE)
+
+
 class TableReader:
     """Detector, index reader and chip counter over a calibrated frame."""
 
@@ -314,10 +320,8 @@ class TableReader:
                 top_left = to_table @ [box.x1, box.y1, 1]
                 corners.append(index_crop(frame_bgr, self.table_to_image, top_left[:2], region.angle))
                 card_at.append((k, len(observations)))
-                held = bool(skin[max(int(box.y1), 0):int(box.y2) + 1, max(int(box.x1), 0):int(box.x2) + 1].mean()
-                            > HELD_SHARE)
                 observations.append(ZoneObservation(zone.seat, zone.area, box.kind, "", centre[0], centre[1],
-                                                    box.confidence, outline_px, held))
+                                                    box.confidence, outline_px, _in_a_hand(skin, box)))
         if corners:
             probabilities = self.index_reader.probabilities(self.felt.rgb(np.stack(corners)))
             for (k, place), p in zip(card_at, probabilities, strict=True):
