@@ -97,25 +97,27 @@ def test_a_region_read_again_for_a_card_keeps_the_counts_of_its_unchanged_bet_zo
     assert zone_values(reading.observations)[5, "bonus"] == 200  # a zone that changed is counted again
 
 
-def test_a_card_raised_in_a_players_hand_is_read_as_held_and_cards_on_the_felt_are_not() -> None:
-    """A player peeking raises his cards at his zone's edge under his fingers; on the blue cloth the detector finds a
-    card there (the conformance's blue-cloth run took it for a card dealt out of turn)."""
+@pytest.mark.parametrize("cloth", [frozenset(), frozenset({"blue-felt"})], ids=["green", "blue"])
+def test_a_card_raised_in_a_players_hand_is_read_as_held_and_cards_on_the_felt_are_not(cloth) -> None:
+    """Every player peeks: each raises his cards at his zone's edge under his fingers (four skin tones). The detector
+    finds some of them there, weakly (seat 3's on the blue cloth, seat 7's on the green: the conformance's blue-cloth
+    run took one for a card dealt out of turn); each is read as held, and no card lying on the felt is."""
     layout = load_layout()
-    renderer = Renderer(layout, TableCamera(), seed=0, conditions=frozenset({"blue-felt"}))
+    renderer = Renderer(layout, TableCamera(), seed=0, conditions=cloth)
     on_felt = SceneState()
-    for position in (1, 3, 5, 0):
-        for index, card in enumerate(("As", "Kd", "7c") if position else ("2h", "3h", "4h")):
-            on_felt = on_felt.with_card(CardOnFelt(position, index, card, face_up=False))
-    peeking = SceneState(cards=tuple(CardOnFelt(c.position, c.index, c.card, c.face_up, lifted=c.position == 3)
+    for position in (*range(1, 8), 0):
+        for index, card in enumerate(("As", "Kd", "7c")):
+            on_felt = on_felt.with_card(CardOnFelt(position, index, card, face_up=index == 1 and position != 0))
+    peeking = SceneState(cards=tuple(CardOnFelt(c.position, c.index, c.card, c.face_up, lifted=c.position != 0)
                                      for c in on_felt.cards))
     reader = TableReader(layout, calibrate(renderer.render(on_felt, 0), layout).table_to_image, change_threshold=-1)
-    flat = [o for o in reader.read(renderer.render(on_felt, 100)).observations if o.kind != "chip"]
-    assert len(flat) == 12 and not any(o.held for o in flat)
+    flat = [o for o in reader.read(renderer.render(on_felt, 50)).observations if o.kind != "chip"]
+    assert len(flat) == 24 and not any(o.held for o in flat)
     raised_seen = 0
-    for t in range(100, 700, 100):  # the raised card is a weak detection: not found in every frame
+    for t in (100, 200, 300):  # the raised cards are weak detections: not found in every frame
         seen = [o for o in reader.read(renderer.render(peeking, t)).observations if o.kind != "chip"]
-        raised = [o for o in seen if o.seat == 3]
+        raised = [o for o in seen if o.seat != 0]
         assert all(o.held for o in raised)
-        assert len(seen) - len(raised) == 9 and not any(o.held for o in seen if o.seat != 3)
+        assert len(seen) - len(raised) == 3 and not any(o.held for o in seen if o.seat == 0)
         raised_seen += len(raised)
-    assert raised_seen >= 3
+    assert raised_seen >= 2

@@ -185,6 +185,30 @@ def test_a_card_seen_in_a_players_hand_while_he_peeks_is_no_new_card(held):
     assert feed.frames(20, hand) == []  # put back: the same cards
 
 
+def test_a_counted_card_seen_only_in_a_hand_neither_goes_nor_moves_nor_turns():
+    """A hand over a card on the felt (its zone not covered enough to count as occluded): the card is read as held.
+    That proves neither that it is still there nor that it went: it is not counted gone, however long, and when the
+    hand leaves it is where it was, showing the face it showed."""
+    feed = Feed(Tracker(CONFIG, dealing=True))
+    feed.frames(5, [back(4, 900)])
+    in_hand = replace(face(4, "AS", 915), held=True)  # 15 mm off, read face up: the card in the hand, half raised
+    assert feed.frames(30, [in_hand]) == []  # 3 s: twice gone_ms; no CardsLifted, no CardExposed
+    assert feed.frames(20, [back(4, 900)]) == []  # the same card, face down where it lay: nothing new
+    assert feed.frames(20, [back(4, 900), back(4, 940)]) == [CardPlaced(4, None, False, 2)]
+
+
+def test_a_card_first_seen_in_a_hand_is_forgotten_if_only_ever_seen_there():
+    """A card seen once on the felt, then only in a hand, is forgotten after forget_ms: the frames that see it in a
+    hand do not keep it, and cannot add up, with a few stray frames, to a card dealt."""
+    feed = Feed(Tracker(CONFIG, dealing=True))
+    raised = back(6, 640, 460)
+    for _ in range(6):  # a stray frame not read as held, then a second of frames in the hand
+        assert feed.frames(1, [raised]) == []
+        assert feed.frames(10, [replace(raised, held=True)]) == []
+    assert feed.frames(3, [raised]) == []  # three frames on the felt, 300 ms: not yet a card
+    assert feed.frames(1, [raised]) == [CardPlaced(6, None, False, 1)]  # the fourth: steady, counted
+
+
 def test_after_the_deal_a_discard_is_removed_and_the_bought_card_takes_its_place():
     feed = Feed(Tracker(CONFIG, dealing=True))
     hand = [back(2, 1200 + 40 * i) for i in range(5)]

@@ -93,8 +93,8 @@ class ZoneObservation:
     confidence: float
     #: the object's outline in the frame's pixels (4 x 2), for evidence images
     outline_px: tuple[tuple[float, float], ...]
-    #: a card mostly covered by a hand (``HELD_SHARE``): held, not lying on the felt (a player peeking at his
-    #: cards raises them at his zone's edge under his fingers)
+    #: a card whose box is more than ``HELD_SHARE`` skin: in a hand, or under one (a player peeking at his cards
+    #: raises them at his zone's edge under his fingers)
     held: bool = False
 
     @property
@@ -185,9 +185,12 @@ def _skin_mask(crop_bgr: np.ndarray) -> np.ndarray:
 
 
 def _in_a_hand(skin: np.ndarray, box: Box) -> bool:
-    """Whether more than ``HELD_SHARE`` of a card's box (crop pixels) is skin (``_skin_mask``)."""
-    rows, cols = slice(max(int(box.y1), 0), int(box.y2) + 1), slice(max(int(box.x1), 0), int(box.x2) + 1)
-    return bool(skin[rows, cols].mean() > HELD_SHARE)
+    """Whether more than ``HELD_SHARE`` of a card's box (crop pixels, clipped to the crop) is skin (``_skin_mask``)."""
+    height, width = skin.shape
+    x1, x2 = int(np.clip(box.x1, 0, width)), int(np.clip(np.ceil(box.x2), 0, width))
+    y1, y2 = int(np.clip(box.y1, 0, height)), int(np.clip(np.ceil(box.y2), 0, height))
+    inside = skin[y1:y2, x1:x2]
+    return bool(inside.size and inside.mean() > HELD_SHARE)
 
 
 class TableReader:

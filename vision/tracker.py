@@ -8,8 +8,8 @@ rank now and then, and loses cards under arms and hands. So
 
 - a card counts once it has been seen in ``steady_frames`` frames spanning ``steady_ms``; its face (up or down)
   and its identity are the majority over those frames, so a single misread never reaches the bus. A card seen in a
-  hand (``Observation.held``: a player raising his cards to peek) keeps a counted card where it is but never counts
-  as a new one;
+  hand (``Observation.held``: a player raising his cards to peek) never counts as a new card, nor moves or turns a
+  counted one: matched to a counted card, it is taken as a hand over that card;
 - a card only counts as gone after it has been missing for ``gone_frames`` frames spanning ``gone_ms`` *while its
   zone was visible*; a frame that marks the zone occluded (an arm over the felt) restarts that count, so a hand
   passing over the cards never removes them;
@@ -73,8 +73,8 @@ class Observation:
     x_mm: float
     y_mm: float
     confidence: float = 1.0
-    #: a card in a hand, not on the felt (``vision.table_reader.ZoneObservation.held``): it keeps a card already
-    #: counted where it is, but is no evidence of a new one
+    #: a card in a hand, or under one (``vision.table_reader.ZoneObservation.held``): no evidence of a new card,
+    #: nor of where a counted card lies or what face it shows
     held: bool = False
 
     def __post_init__(self) -> None:
@@ -203,7 +203,7 @@ class _Candidate:
     x: float
     y: float
     seen: _Run
-    last_ms: int  # last time seen, occluded frames included: it keeps the candidate alive
+    last_ms: int  # last time seen, occluded frames included (not frames that see it only in a hand)
 
 
 @dataclass
@@ -359,18 +359,20 @@ class Tracker:
                 matched[j] = seen[i]
         for j, track in enumerate(tracks):
             obs = matched.get(j)
-            if obs is not None:
+            if obs is not None and not obs.held:
                 # Follow a card nudged along the felt, smoothing the detector's jitter.
                 track.x, track.y = (track.x + obs.x_mm) / 2, (track.y + obs.y_mm) / 2
             if isinstance(track, _Candidate):
-                if obs is not None:
+                if obs is not None and not obs.held:  # seen only in a hand, it is forgotten as if unseen
                     track.last_ms = t_ms
-                    if not (occluded or obs.held):  # a card read under a hand, or in one, is not evidence
+                    if not occluded:  # a card read under a hand is not evidence
                         track.seen.add(t_ms, str(obs.label))
                 continue
             if obs is not None:
+                # seen in a hand: a hand over the card (or the card in it), which proves neither that it is still
+                # there nor that it went, as when its zone is covered; nor what face it shows
                 track.missing = None
-                if not occluded and track in present:
+                if not (occluded or obs.held) and track in present:
                     events += self._watch_face(seat, track, t_ms, obs)
             elif occluded:
                 track.missing = None  # the count starts again once the zone is visible
