@@ -20,6 +20,11 @@ in cents is. It reports, spread piles and stacks apart:
   wrong but sure is a silent error. Also by the zone's tallest pile, and for stacks by the stack's height;
 - the reader's median time per frame (it includes the cards' and the chips' models).
 
+With ``--built-stacks`` every zone holds instead a casino stack of an amount as the virtual table's random coups draw
+an ante (10 to 100 €, in steps of 5 €), built as a player builds it (``make_stack``: the fewest chips, the largest at
+the bottom), reported by amount as well. ``--camera-size`` renders another camera (3840x2160: the stack reader
+trained at that resolution reads its zones).
+
 ``--condition blue-felt`` renders another cloth; ``--felt-as-trained`` reads it without measuring the felt (the
 reader's felt key, ``vision.felt_colour``, then does nothing): the two runs compare the reader with and without it.
 
@@ -41,6 +46,8 @@ sys.path.insert(0, str(ROOT))
 
 
 def main() -> int:
+    from controller.sim.conditions import frame_size
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--scenes", type=int, default=12)
@@ -48,10 +55,14 @@ def main() -> int:
     parser.add_argument("--max-height", type=int, default=10)
     parser.add_argument("--stacked-share", type=float, default=0.0,
                         help="the share of zones holding a casino stack instead of spread piles")
+    parser.add_argument("--built-stacks", action="store_true",
+                        help="every zone a casino stack of an ante's amount (10 to 100 €), as a player builds it")
     parser.add_argument("--condition", action="append", default=[], metavar="NAME",
                         help="render under this harder condition (repeatable; controller/sim/conditions.py)")
     parser.add_argument("--first-seed", type=int, default=100,
                         help="the first scene's renderer seed (default 100: the figures quoted; others to tune on)")
+    parser.add_argument("--camera-size", type=frame_size, default=(1920, 1080), metavar="WIDTHxHEIGHT",
+                        help="the overhead camera's frame in pixels (default 1920x1080)")
     parser.add_argument("--felt-as-trained", action="store_true",
                         help="do not measure the felt: the reader takes it for the trained one and keys nothing "
                              "(the reader without its felt key, to compare on another cloth)")
@@ -59,6 +70,7 @@ def main() -> int:
 
     import numpy as np
 
+    from controller.felt.chips import make_stack
     from controller.felt.layout import BET_AREAS, load_layout
     from controller.sim.render import Renderer, TableCamera
     from controller.sim.scene import SceneState
@@ -77,10 +89,13 @@ def main() -> int:
     times: list[float] = []
     outcome: dict[int, Counter[str]] = defaultdict(Counter)
     stacks: dict[int, Counter[str]] = defaultdict(Counter)  # by the stack's height
+    stacks_by_amount: dict[int, Counter[str]] = defaultdict(Counter)
+    silent: list[str] = []  # every zone read wrong and sure: what it held, what was read
     stacking = np.random.default_rng(args.first_seed + 1)  # drawn apart: without stacks, the scenes are as they were
     sure_certainty = TrackerConfig().sure_certainty
     for k in range(args.scenes):
-        renderer = Renderer(layout, TableCamera(), seed=args.first_seed + k, conditions=frozenset(args.condition))
+        renderer = Renderer(layout, TableCamera(*args.camera_size), seed=args.first_seed + k,
+                            conditions=frozenset(args.condition))
         scene, bets = SceneState(), {}
         for seat in layout.seats():
             for area in BET_AREAS:
@@ -88,7 +103,10 @@ def main() -> int:
                 kinds = [] if empty else rng.choice(len(DENOMINATIONS), int(rng.integers(1, 4)), replace=False)
                 piles = {DENOMINATIONS[kind]: int(rng.integers(1, args.max_height + 1)) for kind in kinds}
                 stacked = bool(stacking.random() < args.stacked_share)
-                if stacked:  # 1 to max_height chips in all, of one denomination or two
+                if args.built_stacks:
+                    stacked = True
+                    piles = dict(Counter(make_stack(int(rng.integers(2, 21)) * 500)))
+                elif stacked:  # 1 to max_height chips in all, of one denomination or two
                     height = int(stacking.integers(1, args.max_height + 1))
                     two = height > 1 and stacking.random() < 0.5
                     kinds = stacking.choice(len(DENOMINATIONS), 2 if two else 1, replace=False)
@@ -118,8 +136,13 @@ def main() -> int:
                 # as the tracker would report it: sure, or to be confirmed by the dealer
                 sure = certainty.get(zone, 1.0) >= sure_certainty
                 verdict = ("right" if right else "wrong") + (" sure" if sure else " unsure")
+                if sure and not right:
+                    silent.append(f"seed {args.first_seed + k} seat {zone[0]} {zone[1]}: "
+                                  f"{'stack' if stacked else 'spread'} {dict(sorted(piles.items()))} "
+                                  f"read {dict(sorted(counted.items()))}")
                 if stacked:
                     stacks[sum(piles.values())][verdict] += 1
+                    stacks_by_amount[sum(c * n for c, n in piles.items())][verdict] += 1
                     continue
                 zones_total[len(piles)] += 1
                 zones_right[len(piles)] += right
@@ -138,10 +161,13 @@ def main() -> int:
         # casino stacks: a stack is right when its value is (every denomination's count)
         "stacks_by_outcome": dict(sum(stacks.values(), Counter())),
         "stacks_by_height": {h: dict(stacks[h]) for h in sorted(stacks)},
+        "stacks_by_amount_cents": {a: dict(stacks_by_amount[a]) for a in sorted(stacks_by_amount)},
+        "silent_errors": silent,
         "reader_ms_per_frame_median": round(1000 * statistics.median(times), 1),
         "frames": len(times),
         "conditions": sorted(args.condition),
         "felt_measured": not args.felt_as_trained,
+        "camera_size": list(args.camera_size),
     }
     if args.json:
         print(json.dumps(out))

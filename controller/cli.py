@@ -120,11 +120,21 @@ def cmd_demo(args: argparse.Namespace) -> int:
             print(f"stud-table demo: no camera condition {unknown[0]!r} (known: {', '.join(CONDITIONS)})",
                   file=sys.stderr)
             return 2
-        if args.camera != "rendered":
-            print("stud-table demo: --camera-condition needs the rendered camera", file=sys.stderr)
+    for option, given in (("--camera-condition", args.camera_condition), ("--camera-size", args.camera_size)):
+        if given and args.camera != "rendered":
+            print(f"stud-table demo: {option} needs the rendered camera", file=sys.stderr)
             return 2
     return run_demo(args.coups, args.seed, args.profile, args.headless, pace, folder, script=args.script,
-                    camera=args.camera, conditions=frozenset(args.camera_condition or ()))
+                    camera=args.camera, conditions=frozenset(args.camera_condition or ()),
+                    camera_size=args.camera_size or (1920, 1080))
+
+
+def _frame_size(text: str) -> tuple[int, int]:
+    """``demo --camera-size``'s WIDTHxHEIGHT; the simulator's module is loaded only when the option is given (the
+    table's own processes never load the simulator)."""
+    from .sim.conditions import frame_size
+
+    return frame_size(text)
 
 
 def _setup_logging(level: str = "INFO") -> None:
@@ -509,6 +519,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--camera-condition", action="append", metavar="NAME",
                       help="make the rendered camera harder (repeatable): noise, motion blur, compression, glare, "
                            "another felt or deck, a knock; `--camera-condition list` names them")
+    demo.add_argument("--camera-size", type=_frame_size, metavar="WIDTHxHEIGHT",
+                      help="the rendered camera's frame in pixels (default 1920x1080; 3840x2160 reads casino "
+                           "stacks better)")
     demo.set_defaults(func=cmd_demo)
     return parser
 

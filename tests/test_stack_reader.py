@@ -15,7 +15,16 @@ from controller.sim.render import Renderer, TableCamera
 from controller.sim.scene import SceneState
 from vision.calibrate import calibrate
 from vision.chip_counter import DENOMINATIONS, MAX_COUNT
-from vision.stack_reader import STACK_MAX_COUNT, StackReader, merge_readings, stack_crop, stack_zone_to_table
+from vision.stack_reader import (
+    ONNX_PATH,
+    READERS,
+    STACK_MAX_COUNT,
+    StackReader,
+    merge_readings,
+    reader_for,
+    stack_crop,
+    stack_zone_to_table,
+)
 from vision.table_reader import TableReader, zone_values
 from vision.tracker import TrackerConfig
 
@@ -52,6 +61,20 @@ def test_a_stack_reading_that_contradicts_itself_or_the_counter_is_unsure() -> N
         assert 0 < certainty < vouched, reading
 
 
+def test_a_stack_reading_under_its_readers_own_certainty_is_unsure() -> None:
+    counter = np.stack([one_hot([0, 0, 1, 0, 0], MAX_COUNT)])
+    stacks = np.stack([one_hot([0, 0, 4, 0, 0], STACK_MAX_COUNT)])
+    stacks[0, 2, [4, 3]] = 0.94, 0.06  # four chips, or three: 0.94 sure of it
+    (_, plain), = merge_readings(counter, np.array([0.999]), stacks)
+    (reading, held), = merge_readings(counter, np.array([0.999]), stacks, vouch_from=0.95)
+    assert plain >= TrackerConfig().sure_certainty  # the tracker alone would vouch for it
+    assert reading == {DENOMINATIONS[2]: 4} and held < TrackerConfig().sure_certainty
+    # the counter's reading (no stack likely) is the tracker's to judge, whatever the stack reader's own rule
+    (spread, certainty), = merge_readings(counter, np.array([0.001]), stacks, vouch_from=0.95)
+    assert spread == {DENOMINATIONS[2]: 1} and certainty >= TrackerConfig().sure_certainty
+    assert [StackReader(trained.path).vouch_from for trained in READERS] == [0.98, 0.95]
+
+
 def test_a_stack_too_tall_to_count_is_a_lower_bound_as_the_counters_top_count_is() -> None:
     tall = [0, 0, 0, STACK_MAX_COUNT - 1, 0]
     (reading, certainty), = merge_readings(np.stack([one_hot([1, 0, 0, 0, 0], MAX_COUNT)]), np.array([0.99]),
@@ -61,8 +84,6 @@ def test_a_stack_too_tall_to_count_is_a_lower_bound_as_the_counters_top_count_is
 
 def test_a_model_of_other_denominations_or_none_is_refused(tmp_path) -> None:
     import onnx
-
-    from vision.stack_reader import ONNX_PATH
 
     model = onnx.load(str(ONNX_PATH))
     for prop in model.metadata_props:
@@ -92,10 +113,14 @@ STACKS = {
 }
 
 
-@pytest.fixture(scope="module")
-def stacked_felt():
+#: the cameras the stack readers were trained for, and each one's reader
+CAMERAS = {(1920, 1080): ONNX_PATH, (3840, 2160): READERS[1].path}
+
+
+@pytest.fixture(scope="module", params=list(CAMERAS), ids=lambda size: f"{size[0]}x{size[1]}")
+def stacked_felt(request):
     layout = load_layout()
-    renderer = Renderer(layout, TableCamera(), seed=9)
+    renderer = Renderer(layout, TableCamera(*request.param), seed=9)
     scene = SceneState()
     for (seat, area), chips in STACKS.items():
         scene = scene.with_chips(seat, area, chips, stacked=True)
@@ -104,15 +129,26 @@ def stacked_felt():
     return layout, calibrate(frame, layout), renderer, scene
 
 
+def test_the_table_reader_runs_the_stack_reader_trained_nearest_its_cameras_resolution(stacked_felt) -> None:
+    layout, calibration, renderer, _scene = stacked_felt
+    reader = TableReader(layout, calibration.table_to_image)
+    assert reader.stack_reader is not None
+    assert reader.stack_reader.path == CAMERAS[renderer.camera.width, renderer.camera.height]
+    # between two trained resolutions, the nearer by ratio; beyond them, the last
+    assert [reader_for(px_per_mm).path.name for px_per_mm in (0.5, 1.2, 1.3, 4.0)] == [
+        "stack_reader.onnx", "stack_reader.onnx", "stack_reader_4k.onnx", "stack_reader_4k.onnx"]
+
+
 def test_the_onnx_export_reads_what_the_torch_checkpoint_reads(stacked_felt) -> None:
-    from training.train_stacks import MODEL_PATH, load_net, predict
+    from training.train_stacks import load_net, predict
 
     layout, calibration, renderer, scene = stacked_felt
     frame = renderer.render(scene, 0)
     crops = np.stack([stack_crop(frame, calibration.table_to_image @ stack_zone_to_table(layout.zone(seat, area)))
                       for seat in layout.seats() for area in BET_AREAS])
-    exported = StackReader().probabilities(crops)
-    trained = predict(load_net(MODEL_PATH)[0], crops)
+    exported_path = CAMERAS[renderer.camera.width, renderer.camera.height]
+    exported = StackReader(exported_path).probabilities(crops)
+    trained = predict(load_net(exported_path.with_suffix(".pt"))[0], crops)
     for mine, theirs in zip(exported, trained, strict=True):
         assert mine.shape == theirs.shape and np.abs(mine - theirs).max() < 1e-3  # half weights, float32 both
 

@@ -27,6 +27,7 @@ import numpy as np
 
 from controller.felt.layout import BET_AREAS, DEFAULT_LAYOUT, load_layout
 from controller.shutdown import exit_cleanly_when_interrupted, written_since
+from controller.sim.conditions import frame_size
 from training.nets import conv_block
 from vision.chip_counter import (
     CROP_PX,
@@ -51,14 +52,15 @@ TALL_SHARE = 0.25
 
 
 def render_zones(seed: int, scenes: int, max_height: int = 5, stacked_share: float = 0.0,
-                 max_stack: int | None = None, stack_crops: bool = False
+                 max_stack: int | None = None, stack_crops: bool = False, size: tuple[int, int] = (1920, 1080)
                  ) -> tuple[np.ndarray, ...]:
     """``scenes`` scenes drawn by a renderer of ``seed``: every bet zone's crop (N x CROP_PX x CROP_PX x 3 RGB), its
     chips counted per denomination (N x len(DENOMINATIONS)) and whether they are a casino stack (N). Piles are 1 to
     5 chips high, and with ``max_height`` above 5, ``TALL_SHARE`` of them 6 to ``max_height`` (the counter learns
     them as "too many to count"). ``stacked_share`` of the zones hold a casino stack instead: 1 to ``max_stack``
     (``max_height`` when not given) chips of one denomination or two, the largest at the bottom (as ``make_stack``
-    builds it). With ``stack_crops``, each zone's stack reader crop (``vision.stack_reader``) comes fourth."""
+    builds it). With ``stack_crops``, each zone's stack reader crop (``vision.stack_reader``) comes fourth.
+    ``size``: the camera's frame (width, height) in pixels."""
     from controller.rules.cards import full_deck
     from controller.sim.render import Renderer, TableCamera
     from controller.sim.scene import CardOnFelt, SceneState
@@ -67,7 +69,7 @@ def render_zones(seed: int, scenes: int, max_height: int = 5, stacked_share: flo
     from vision.stack_reader import stack_crop, stack_zone_to_table
 
     layout = load_layout(DEFAULT_LAYOUT)
-    camera = TableCamera(width=1920, height=1080, felt_mm=(layout.width, layout.height))
+    camera = TableCamera(width=size[0], height=size[1], felt_mm=(layout.width, layout.height))
     renderer = Renderer(layout, camera, deck=TRAIN_DECKS[seed % len(TRAIN_DECKS)], seed=seed)
     rng = np.random.default_rng(seed)
     cards = [str(card) for card in full_deck()]
@@ -112,8 +114,9 @@ def render_zones(seed: int, scenes: int, max_height: int = 5, stacked_share: flo
     return (*zones, np.array(stack_views, np.uint8)) if stack_crops else zones
 
 
-def make_data(out: Path, seeds: list[int], scenes: int, max_height: int = 5, stacked_share: float = 0.0) -> Path:
-    parts = [render_zones(seed, scenes, max_height, stacked_share) for seed in seeds]
+def make_data(out: Path, seeds: list[int], scenes: int, max_height: int = 5, stacked_share: float = 0.0,
+              size: tuple[int, int] = (1920, 1080)) -> Path:
+    parts = [render_zones(seed, scenes, max_height, stacked_share, size=size) for seed in seeds]
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(out, crops=np.concatenate([p[0] for p in parts]), counts=np.concatenate([p[1] for p in parts]),
                         stacked=np.concatenate([p[2] for p in parts]), seeds=np.array(seeds))
@@ -305,6 +308,8 @@ def add_data_command(sub, help_text: str) -> argparse.ArgumentParser:
     data.add_argument("--out", type=Path, required=True)
     data.add_argument("--seeds", type=int, nargs="+", required=True, help="renderer seeds (one deck each)")
     data.add_argument("--scenes", type=int, default=100, help="scenes per seed (28 zones each)")
+    data.add_argument("--camera-size", type=frame_size, default=(1920, 1080), metavar="WIDTHxHEIGHT",
+                      help="the overhead camera's frame in pixels (default 1920x1080)")
     return data
 
 
@@ -355,9 +360,11 @@ def main(argv: list[str] | None = None) -> int:
     add_model_commands(sub, "counter", "build/chips", MODEL_PATH, ONNX_PATH)
     args = parser.parse_args(argv)
     if args.command == "data":
+        def make() -> Path:
+            return make_data(args.out, args.seeds, args.scenes, args.max_height, args.stacked_share, args.camera_size)
+
         return exit_cleanly_when_interrupted(parser.prog, lambda: print(
-            f"{make_data(args.out, args.seeds, args.scenes, args.max_height, args.stacked_share)}: "
-            f"{len(args.seeds) * args.scenes * 28} zones"))
+            f"{make()}: {len(args.seeds) * args.scenes * 28} zones"))
 
     def train_to(args: argparse.Namespace) -> str:
         right = train(args.data, args.held_out, args.epochs, args.seed, args.out, args.threads)

@@ -44,9 +44,10 @@ MODEL_PATH = MODELS / "stack_reader.pt"
 # --- data ---------------------------------------------------------------------------------------------------------
 
 
-def make_data(out: Path, seeds: list[int], scenes: int, stacked_share: float = 0.5, max_stack: int = 12) -> Path:
+def make_data(out: Path, seeds: list[int], scenes: int, stacked_share: float = 0.5, max_stack: int = 12,
+              size: tuple[int, int] = (1920, 1080)) -> Path:
     parts = [render_zones(seed, scenes, max_height=10, stacked_share=stacked_share, max_stack=max_stack,
-                          stack_crops=True) for seed in seeds]
+                          stack_crops=True, size=size) for seed in seeds]
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(out, counter_crops=np.concatenate([p[0] for p in parts]),
                         counts=np.concatenate([p[1] for p in parts]), stacked=np.concatenate([p[2] for p in parts]),
@@ -238,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "data":
         return exit_cleanly_when_interrupted(parser.prog, lambda: print(
-            f"{make_data(args.out, args.seeds, args.scenes, args.stacked_share, args.max_stack)}: "
+            f"{make_data(args.out, args.seeds, args.scenes, args.stacked_share, args.max_stack, args.camera_size)}: "
             f"{len(args.seeds) * args.scenes * 28} zones"))
 
     def train_to(args: argparse.Namespace) -> str:

@@ -11,12 +11,15 @@ says whether a stack is there (the counter's reading then does not stand) and wh
 Its reading and the counter's are merged by ``merge_readings``; a zone whose stack it cannot read with certainty is
 reported unsure and goes to the dealer (the tracker's ``sure_certainty``).
 
-Trained in torch (``training.train_stacks``) on zones rendered by the virtual table's renderer; run here from its
-ONNX export by ONNX Runtime.
+A chip's side is a pixel or two at 1920x1080 and two or three at 3840x2160, so one reader is trained per camera
+resolution, each on zones rendered at it, and the table runs the one trained nearest its own camera's resolution at
+the bet zones (``reader_for``). Trained in torch (``training.train_stacks``) on zones rendered by the virtual table's
+renderer; run here from its ONNX export by ONNX Runtime.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
@@ -33,6 +36,22 @@ STACK_MAX_COUNT = 12
 STACK_CROP_MM = 80.0
 STACK_CROP_PX = 112
 ONNX_PATH = MODELS / "stack_reader.onnx"
+
+
+@dataclass(frozen=True)
+class TrainedReader:
+    """A stack reader and the camera it was trained for."""
+
+    #: the camera's resolution at the bet zones (px/mm, ``zone_resolution``) in the frames it was trained on
+    px_per_mm: float
+    path: Path
+    #: the certainty from which its own reading of a stack is vouched for; a surer one than the tracker's, chosen on
+    #: renderer seeds 200-211 so that none of its stack readings there was wrong and sure (models/EXPERIMENTS.md)
+    vouch_from: float
+
+
+#: the stack readers: the virtual table's camera at 1920x1080 and at 3840x2160
+READERS = (TrainedReader(0.9, ONNX_PATH, 0.98), TrainedReader(1.8, MODELS / "stack_reader_4k.onnx", 0.95))
 #: the certainty given to a reading that contradicts itself: low enough that no tracker vouches for it, not 0 (a
 #: certainty of 0 says "too many to count")
 UNSURE = 0.01
@@ -43,6 +62,22 @@ def stack_zone_to_table(zone: Zone) -> np.ndarray:
     (the direction of a stack's side is the lens's, not the bet's), centred on the zone's centre."""
     origin = np.asarray(zone.centre, float) - STACK_CROP_MM / 2
     return crop_to_table(origin, 0.0, STACK_CROP_MM / STACK_CROP_PX)
+
+
+def zone_resolution(table_to_image: np.ndarray, zones: list[Zone]) -> float:
+    """The camera's median resolution at the zones' centres (px/mm), from the table -> image homography."""
+    scales = []
+    for zone in zones:
+        x, y = zone.centre
+        points = np.array([[[x, y], [x + 1, y], [x, y + 1]]], np.float64)
+        centre, along_x, along_y = cv2.perspectiveTransform(points, np.asarray(table_to_image, np.float64))[0]
+        scales.append(np.sqrt(abs(np.linalg.det(np.stack([along_x - centre, along_y - centre])))))
+    return float(np.median(scales))
+
+
+def reader_for(px_per_mm: float) -> TrainedReader:
+    """The stack reader trained at the resolution nearest ``px_per_mm`` (by ratio)."""
+    return min(READERS, key=lambda trained: abs(np.log(px_per_mm / trained.px_per_mm)))
 
 
 def stack_crop(frame_bgr: np.ndarray, crop_to_image: np.ndarray) -> np.ndarray:
@@ -56,6 +91,9 @@ class StackReader:
     """Runs the exported stack reader on RGB stack crops with ONNX Runtime."""
 
     def __init__(self, path: Path = ONNX_PATH, threads: int = 2) -> None:
+        self.path = Path(path)
+        #: the certainty from which its stack readings are vouched for (``TrainedReader``; 0: the tracker's alone)
+        self.vouch_from = next((trained.vouch_from for trained in READERS if trained.path == self.path), 0.0)
         self.session, self.meta = zone_model_session(path, threads, "stack reader", "training.train_stacks",
                                                      STACK_CROP_PX, [[], [len(DENOMINATIONS), STACK_MAX_COUNT]])
         self.input = self.session.get_inputs()[0].name
@@ -70,7 +108,7 @@ class StackReader:
         return stacked, counts
 
 
-def merge_readings(counter: np.ndarray, stacked: np.ndarray, stack_counts: np.ndarray
+def merge_readings(counter: np.ndarray, stacked: np.ndarray, stack_counts: np.ndarray, vouch_from: float = 0.0
                    ) -> list[tuple[dict[int, int], float]]:
     """For each zone, its chips per denomination and the certainty of that reading, from the chip counter's
     probabilities (N, denominations, MAX_COUNT) and the stack reader's (``StackReader.probabilities``).
@@ -79,7 +117,8 @@ def merge_readings(counter: np.ndarray, stacked: np.ndarray, stack_counts: np.nd
     stack is there, or the stack reader's, with its certainty times the probability that one is. So a zone the
     stack reader is unsure about is unsure whichever reading is given. A count at either model's top class (too
     many to count) has certainty 0, as ``reading_certainty`` says. A stack reading of fewer than two chips, or
-    lacking a denomination the counter sees, is given ``UNSURE``."""
+    lacking a denomination the counter sees, is given ``UNSURE``, and so is a stack reading whose certainty is under
+    ``vouch_from`` (the reader's ``StackReader.vouch_from``)."""
     chosen = []
     for spread, stack, p in zip(readings(counter), readings(stack_counts), stacked, strict=True):
         if p < 0.5:
@@ -89,5 +128,6 @@ def merge_readings(counter: np.ndarray, stacked: np.ndarray, stack_counts: np.nd
             # but the stack reader (which sees only its middle) does not may be chips beside the stack: unsure
             chosen.append((stack[0], min(stack[1] * float(p), UNSURE)))
         else:
-            chosen.append((stack[0], stack[1] * float(p)))
+            certainty = stack[1] * float(p)
+            chosen.append((stack[0], certainty if certainty >= vouch_from else min(certainty, UNSURE)))
     return chosen

@@ -22,6 +22,7 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Literal
 
 import cv2
 import numpy as np
@@ -33,8 +34,15 @@ from vision.felt_colour import TRAINED_FELT_LAB, FeltKey, measure_felt
 from vision.index_reader import INDEX_CLASSES, IndexReader, index_crop
 from vision.index_reader import ONNX_PATH as INDEX_PATH
 from vision.onnx_detector import ONNX_PATH, Box, OnnxDetector
-from vision.stack_reader import ONNX_PATH as STACK_READER_PATH
-from vision.stack_reader import UNSURE, StackReader, merge_readings, stack_crop, stack_zone_to_table
+from vision.stack_reader import (
+    UNSURE,
+    StackReader,
+    merge_readings,
+    reader_for,
+    stack_crop,
+    stack_zone_to_table,
+    zone_resolution,
+)
 
 log = logging.getLogger(__name__)
 
@@ -198,12 +206,15 @@ class TableReader:
 
     def __init__(self, layout: Layout, table_to_image: np.ndarray, detector: OnnxDetector | None = None,
                  index_model: Path = INDEX_PATH, detector_path: Path = ONNX_PATH,
-                 chip_model: Path = CHIP_COUNTER_PATH, stack_model: Path | None = STACK_READER_PATH,
+                 chip_model: Path = CHIP_COUNTER_PATH,
+                 stack_model: Path | Literal["by resolution"] | None = "by resolution",
                  occlusion_share: float = 0.12, change_threshold: int = CHANGE_THRESHOLD,
                  refresh_frames: int = REFRESH_FRAMES, felt_lab: tuple[float, float, float] | None = None) -> None:
         """``change_threshold``: a region whose crop differs from the one last read by no more than this (grey
         levels, in any thumbnail pixel and channel) keeps its last reading; -1 reads every region at every frame.
-        ``stack_model``: None reads the bet zones with the chip counter alone (spread piles only). ``felt_lab``: the
+        ``stack_model``: by default the stack reader trained nearest the camera's resolution at the bet zones
+        (``vision.stack_reader.reader_for``); None reads the bet zones with the chip counter alone (spread piles
+        only). ``felt_lab``: the
         cloth's colour (``vision.felt_colour``); None measures it on the first frame read."""
         self.layout = layout
         self.table_to_image = np.asarray(table_to_image, dtype=np.float64)
@@ -211,6 +222,9 @@ class TableReader:
         self.size = self.detector.imgsz
         self.index_reader = IndexReader(index_model)
         self.chip_counter = ChipCounter(chip_model)
+        if stack_model == "by resolution":
+            stack_model = reader_for(zone_resolution(self.table_to_image,
+                                                     [zone for zone in layout.zones if zone.area in BET_AREAS])).path
         self.stack_reader = StackReader(stack_model) if stack_model is not None else None
         self.occlusion_share = occlusion_share
         self.change_threshold = change_threshold
@@ -378,7 +392,7 @@ class TableReader:
             return readings(counter)
         stacked, stack_counts = self.stack_reader.probabilities(
             self.felt.rgb(np.stack([stack_crop(frame_bgr, self._stack_to_image[zone]) for zone in zones])))
-        merged = merge_readings(counter, stacked, stack_counts)
+        merged = merge_readings(counter, stacked, stack_counts, self.stack_reader.vouch_from)
         if not self.felt.active:
             return merged
         # On a cloth keyed to the trained one a stack's side in shade, near the cloth's colour, is keyed too: a zone

@@ -1,7 +1,9 @@
-"""The rendered camera's harder conditions, by name: what the command line offers and the renderer draws
-(``render.Renderer``), kept apart so that the command line names them without loading the renderer."""
+"""The rendered camera's harder conditions, by name, and its frame size: what the command line offers and the
+renderer draws (``render.Renderer``), kept apart so that the command line names them without loading the renderer."""
 
 from __future__ import annotations
+
+import argparse
 
 #: the deck of the ``other-deck`` condition: KDE's svg-ancient-egyptians (a standard index in its corners), which no
 #: model trained on either
@@ -18,3 +20,14 @@ CONDITIONS = {
     "other-deck": f"another card deck ({OTHER_DECK})",
     "knock": "the camera knocked a few millimetres a minute into the run",
 }
+
+
+def frame_size(text: str) -> tuple[int, int]:
+    """A camera's frame size given as WIDTHxHEIGHT (``--camera-size 3840x2160``)."""
+    try:
+        width, height = (int(part) for part in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: give the frame as WIDTHxHEIGHT, e.g. 3840x2160") from None
+    if width < 64 or height < 64:
+        raise argparse.ArgumentTypeError(f"{text!r}: a frame of at least 64x64 pixels")
+    return width, height

@@ -97,9 +97,10 @@ class Reporter:
 
 def run_demo(coups: int | None, seed: int, profile_name: str, headless: bool, pace_s: float,
              folder: Path | None = None, script: str | None = None, camera: str = "rendered",
-             conditions: frozenset[str] = frozenset()) -> int:
-    """``camera``: ``rendered`` (frames through the real vision process, drawn under ``conditions``:
-    ``conditions.CONDITIONS``) or ``direct`` (the observations a perfect camera would publish, for fast runs).
+             conditions: frozenset[str] = frozenset(), camera_size: tuple[int, int] = (1920, 1080)) -> int:
+    """``camera``: ``rendered`` (frames of ``camera_size`` pixels through the real vision process, drawn under
+    ``conditions``: ``conditions.CONDITIONS``) or ``direct`` (the observations a perfect camera would publish, for
+    fast runs).
     Until ``coups`` are played, or SIGINT or SIGTERM (once or twice, at any moment: an orderly stop, then the
     summary; exit 0: ``STOP``'s handler, installed by ``controller.cli.main``)."""
     report = Reporter()
@@ -127,7 +128,8 @@ def run_demo(coups: int | None, seed: int, profile_name: str, headless: bool, pa
     outcome: list[str] = []
     try:
         return _play(context, stack, played_script, coups, headless, pace_s, camera, seed, report=report,
-                     stack_log=stack_log, coups_to_play=endless, outcome=outcome, conditions=conditions)
+                     stack_log=stack_log, coups_to_play=endless, outcome=outcome, conditions=conditions,
+                     camera_size=camera_size)
     finally:
         report.say(f"stopping{' on ' + STOP.describe() if STOP.requested else ''}: the table stack (sensors, "
                    f"web{', vision' if rendered else ''}, engine, then the bus proxy)...")
@@ -195,7 +197,8 @@ def _store_events(path: Path) -> int | None:
 def _play(context: zmq.Context, stack: Stack, script: Script, coups: int | None, headless: bool,
           pace_s: float, camera: str = "direct", seed: int = 0, report: Reporter | None = None,
           stack_log: StackLog | None = None, coups_to_play: Iterable[CoupScript] | None = None,
-          outcome: list[str] | None = None, conditions: frozenset[str] = frozenset()) -> int:
+          outcome: list[str] | None = None, conditions: frozenset[str] = frozenset(),
+          camera_size: tuple[int, int] = (1920, 1080)) -> int:
     """The coups, on the running stack; their summary goes into ``outcome`` (printed once the stack is stopped)."""
     report = report or Reporter()
     stack_log = stack_log or StackLog(stack.folder / "table.log")
@@ -238,8 +241,8 @@ def _play(context: zmq.Context, stack: Stack, script: Script, coups: int | None,
         if not headless:
             webbrowser.open(url)
         pins = VirtualPins(context, f"ipc://{stack.folder}/run/pins.sock", stop=stop, keys=stack.keys)
-        driver = (RenderedCamera(context, camera_endpoint(stack.folder), seed=seed, conditions=conditions,
-                                 keys=stack.keys) if rendered else None)
+        driver = (RenderedCamera(context, camera_endpoint(stack.folder), seed=seed, size=camera_size,
+                                 conditions=conditions, keys=stack.keys) if rendered else None)
         table = VirtualTable(stack.bus, stack.folder, stack.shoe, pins, pace_s=pace_s,
                              on_settled=lambda body: _announce(report, body), vision=driver, stop=stop, tick=tick)
         results = table.results
