@@ -113,6 +113,8 @@ class _Sure:
     """A model stand-in that reads one 5 € chip in every zone, certain of it; the stack reader's stack probability
     as given."""
 
+    vouch_from = 0.0  # as a stack reader's: the tracker alone judges
+
     def __init__(self, classes: int, stack_probability: float | None = None) -> None:
         self.classes, self.stack_probability = classes, stack_probability
 
