@@ -94,3 +94,9 @@ def test_the_demo_lists_the_conditions_and_names_an_unknown_one():
     assert unknown.returncode == 2 and "no camera condition 'fog' (known: noise, motion-blur" in unknown.stderr
     direct = demo("--camera", "direct", "--camera-condition", "glare")
     assert direct.returncode == 2 and "needs the rendered camera" in direct.stderr
+    sized = demo("--camera", "direct", "--camera-size", "3840x2160")
+    assert sized.returncode == 2 and "--camera-size needs the rendered camera" in sized.stderr
+    for typo in ("3840*2160", "38x21"):
+        bad = demo("--camera-size", typo)
+        assert bad.returncode == 2 and f"argument --camera-size: '{typo}'" in bad.stderr, bad.stderr
+        assert "Traceback" not in bad.stderr
