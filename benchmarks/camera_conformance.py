@@ -53,7 +53,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from controller.profiles import profile_names  # noqa: E402
-from controller.sim.conditions import CONDITIONS  # noqa: E402
+from controller.sim.conditions import CONDITIONS, DEFAULT_FRAME_SIZE, frame_size  # noqa: E402
 
 #: the scripts of the default corpus: every fault kind of the script once, a decision timer running out, and piles
 #: too tall to count (the dealer confirms them)
@@ -102,15 +102,16 @@ def read_store(path: Path) -> dict[int, Coup]:
     return coups
 
 
-def play(part: Part, camera: str, folder: Path, timeout_s: float, camera_size: str | None = None) -> None:
+def play(part: Part, camera: str, folder: Path, timeout_s: float,
+         camera_size: tuple[int, int] = DEFAULT_FRAME_SIZE) -> None:
     """``part`` played by the demo with ``camera`` (``rendered``, or ``rendered+CONDITION``, or ``direct``; a
-    rendered camera's frames of ``camera_size``, WIDTHxHEIGHT, when given); a run that fails or hangs is recorded as
-    failed, not fatal."""
+    rendered camera's frames of ``camera_size``); a run that fails or hangs is recorded as failed, not fatal."""
     kind, _, condition = camera.partition("+")
     try:
         done = subprocess.run([sys.executable, "-m", "controller.cli", "demo", "--headless", "--camera", kind,
                                *(["--camera-condition", condition] if condition else []),
-                               *(["--camera-size", camera_size] if camera_size and kind == "rendered" else []),
+                               *(["--camera-size", f"{camera_size[0]}x{camera_size[1]}"] if kind == "rendered"
+                                 else []),
                                "--folder", str(folder), *part.args], cwd=ROOT, capture_output=True, text=True,
                               timeout=timeout_s)
     except subprocess.TimeoutExpired:
@@ -201,8 +202,8 @@ def main() -> int:
     parser.add_argument("--condition", action="append", choices=sorted(CONDITIONS), default=[], metavar="NAME",
                         help="also play the corpus with the rendered camera under this condition, compared apart "
                              f"(repeatable): {', '.join(CONDITIONS)}")
-    parser.add_argument("--camera-size", metavar="WIDTHxHEIGHT",
-                        help="the rendered camera's frame in pixels (default the demo's, 1920x1080)")
+    parser.add_argument("--camera-size", type=frame_size, default=DEFAULT_FRAME_SIZE, metavar="WIDTHxHEIGHT",
+                        help="the rendered camera's frame in pixels (default 1920x1080)")
     parser.add_argument("--conditions-only", action="store_true",
                         help="with --condition: skip the rendered camera's plain run")
     args = parser.parse_args()
@@ -228,7 +229,8 @@ def main() -> int:
             for camera in ("direct", *renders):
                 print(f"[{k + 1}/{len(parts)}] {part.name}: {camera} camera", file=sys.stderr, flush=True)
                 play(part, camera, Path(work) / f"{k}-{camera}", args.timeout, args.camera_size)
-    results = [{**compare(parts, camera), "camera_size": args.camera_size or "1920x1080"} for camera in renders]
+    size = f"{args.camera_size[0]}x{args.camera_size[1]}"
+    results = [{**compare(parts, camera), "camera_size": size} for camera in renders]
     result = results[0] if len(results) == 1 else {"by_camera": {r["camera"]: r for r in results}}
     if args.json:
         print(json.dumps(result))

@@ -46,7 +46,7 @@ sys.path.insert(0, str(ROOT))
 
 
 def main() -> int:
-    from controller.sim.conditions import frame_size
+    from controller.sim.conditions import DEFAULT_FRAME_SIZE, frame_size
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true")
@@ -61,7 +61,7 @@ def main() -> int:
                         help="render under this harder condition (repeatable; controller/sim/conditions.py)")
     parser.add_argument("--first-seed", type=int, default=100,
                         help="the first scene's renderer seed (default 100: the figures quoted; others to tune on)")
-    parser.add_argument("--camera-size", type=frame_size, default=(1920, 1080), metavar="WIDTHxHEIGHT",
+    parser.add_argument("--camera-size", type=frame_size, default=DEFAULT_FRAME_SIZE, metavar="WIDTHxHEIGHT",
                         help="the overhead camera's frame in pixels (default 1920x1080)")
     parser.add_argument("--felt-as-trained", action="store_true",
                         help="do not measure the felt: the reader takes it for the trained one and keys nothing "
@@ -94,7 +94,8 @@ def main() -> int:
     stacking = np.random.default_rng(args.first_seed + 1)  # drawn apart: without stacks, the scenes are as they were
     sure_certainty = TrackerConfig().sure_certainty
     for k in range(args.scenes):
-        renderer = Renderer(layout, TableCamera(*args.camera_size), seed=args.first_seed + k,
+        camera = TableCamera(*args.camera_size, felt_mm=(layout.width, layout.height))
+        renderer = Renderer(layout, camera, seed=args.first_seed + k,
                             conditions=frozenset(args.condition))
         scene, bets = SceneState(), {}
         for seat in layout.seats():
@@ -103,9 +104,9 @@ def main() -> int:
                 kinds = [] if empty else rng.choice(len(DENOMINATIONS), int(rng.integers(1, 4)), replace=False)
                 piles = {DENOMINATIONS[kind]: int(rng.integers(1, args.max_height + 1)) for kind in kinds}
                 stacked = bool(stacking.random() < args.stacked_share)
-                if args.built_stacks:
-                    stacked = True
+                if args.built_stacks:  # a lone chip (25 €, 100 €) is counted with the spread zones
                     piles = dict(Counter(make_stack(int(rng.integers(2, 21)) * 500)))
+                    stacked = sum(piles.values()) > 1
                 elif stacked:  # 1 to max_height chips in all, of one denomination or two
                     height = int(stacking.integers(1, args.max_height + 1))
                     two = height > 1 and stacking.random() < 0.5

@@ -126,7 +126,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
             return 2
     return run_demo(args.coups, args.seed, args.profile, args.headless, pace, folder, script=args.script,
                     camera=args.camera, conditions=frozenset(args.camera_condition or ()),
-                    camera_size=args.camera_size or (1920, 1080))
+                    camera_size=args.camera_size)
 
 
 def _frame_size(text: str) -> tuple[int, int]:

@@ -7,6 +7,8 @@ The frames come from the virtual table's renderer with its own deck and a render
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -24,6 +26,7 @@ from vision.stack_reader import (
     reader_for,
     stack_crop,
     stack_zone_to_table,
+    zone_resolution,
 )
 from vision.table_reader import TableReader, zone_values
 from vision.tracker import TrackerConfig
@@ -73,6 +76,17 @@ def test_a_stack_reading_under_its_readers_own_certainty_is_unsure() -> None:
     (spread, certainty), = merge_readings(counter, np.array([0.001]), stacks, vouch_from=0.95)
     assert spread == {DENOMINATIONS[2]: 1} and certainty >= TrackerConfig().sure_certainty
     assert [StackReader(trained.path).vouch_from for trained in READERS] == [0.98, 0.95]
+
+
+def test_a_reader_named_by_a_relative_path_keeps_its_own_certainty(monkeypatch) -> None:
+    import os
+
+    monkeypatch.chdir(ONNX_PATH.parent)
+    for trained in READERS:
+        relative = Path(os.path.relpath(trained.path))
+        assert not relative.is_absolute()
+        assert StackReader(relative).vouch_from == trained.vouch_from
+        assert StackReader(Path("..") / trained.path.parent.name / trained.path.name).vouch_from == trained.vouch_from
 
 
 def test_a_stack_too_tall_to_count_is_a_lower_bound_as_the_counters_top_count_is() -> None:
@@ -134,9 +148,37 @@ def test_the_table_reader_runs_the_stack_reader_trained_nearest_its_cameras_reso
     reader = TableReader(layout, calibration.table_to_image)
     assert reader.stack_reader is not None
     assert reader.stack_reader.path == CAMERAS[renderer.camera.width, renderer.camera.height]
-    # between two trained resolutions, the nearer by ratio; beyond them, the last
+
+
+def test_a_camera_between_two_trained_resolutions_gets_the_nearer_reader_by_ratio() -> None:
     assert [reader_for(px_per_mm).path.name for px_per_mm in (0.5, 1.2, 1.3, 4.0)] == [
         "stack_reader.onnx", "stack_reader.onnx", "stack_reader_4k.onnx", "stack_reader_4k.onnx"]
+    with pytest.raises(ValueError, match="no bet zone"):
+        zone_resolution(np.eye(3), [])
+
+
+class _StackOfFour:
+    """A stack reader stand-in: a stack of four 5 € chips in every zone, 0.94 sure of the count."""
+
+    def __init__(self, vouch_from: float) -> None:
+        self.vouch_from = vouch_from
+
+    def probabilities(self, crops):
+        counts = np.stack([one_hot([0, 0, 4, 0, 0], STACK_MAX_COUNT)] * len(crops))
+        counts[:, 2, [4, 3]] = 0.94, 0.06
+        return np.full(len(crops), 0.999, np.float32), counts
+
+
+@pytest.mark.parametrize(("vouch_from", "vouched"), [(0.0, True), (0.95, False)])
+def test_the_table_reader_holds_a_stack_reading_to_its_readers_own_certainty(stacked_felt, vouch_from,
+                                                                              vouched) -> None:
+    layout, calibration, renderer, scene = stacked_felt
+    reader = TableReader(layout, calibration.table_to_image, change_threshold=-1)
+    reader.stack_reader = _StackOfFour(vouch_from)
+    seen = [o for o in reader.read(renderer.render(scene, 0)).observations
+            if o.kind == "chip" and (o.seat, o.area) == (3, "ante")]
+    assert sorted(int(o.label) for o in seen) == [500] * 4
+    assert (min(o.confidence for o in seen) >= TrackerConfig().sure_certainty) == vouched
 
 
 def test_the_onnx_export_reads_what_the_torch_checkpoint_reads(stacked_felt) -> None:

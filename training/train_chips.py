@@ -27,7 +27,7 @@ import numpy as np
 
 from controller.felt.layout import BET_AREAS, DEFAULT_LAYOUT, load_layout
 from controller.shutdown import exit_cleanly_when_interrupted, written_since
-from controller.sim.conditions import frame_size
+from controller.sim.conditions import DEFAULT_FRAME_SIZE, frame_size
 from training.nets import conv_block
 from vision.chip_counter import (
     CROP_PX,
@@ -52,7 +52,8 @@ TALL_SHARE = 0.25
 
 
 def render_zones(seed: int, scenes: int, max_height: int = 5, stacked_share: float = 0.0,
-                 max_stack: int | None = None, stack_crops: bool = False, size: tuple[int, int] = (1920, 1080)
+                 max_stack: int | None = None, stack_crops: bool = False,
+                 size: tuple[int, int] = DEFAULT_FRAME_SIZE
                  ) -> tuple[np.ndarray, ...]:
     """``scenes`` scenes drawn by a renderer of ``seed``: every bet zone's crop (N x CROP_PX x CROP_PX x 3 RGB), its
     chips counted per denomination (N x len(DENOMINATIONS)) and whether they are a casino stack (N). Piles are 1 to
@@ -115,7 +116,7 @@ def render_zones(seed: int, scenes: int, max_height: int = 5, stacked_share: flo
 
 
 def make_data(out: Path, seeds: list[int], scenes: int, max_height: int = 5, stacked_share: float = 0.0,
-              size: tuple[int, int] = (1920, 1080)) -> Path:
+              size: tuple[int, int] = DEFAULT_FRAME_SIZE) -> Path:
     parts = [render_zones(seed, scenes, max_height, stacked_share, size=size) for seed in seeds]
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(out, crops=np.concatenate([p[0] for p in parts]), counts=np.concatenate([p[1] for p in parts]),
@@ -308,7 +309,7 @@ def add_data_command(sub, help_text: str) -> argparse.ArgumentParser:
     data.add_argument("--out", type=Path, required=True)
     data.add_argument("--seeds", type=int, nargs="+", required=True, help="renderer seeds (one deck each)")
     data.add_argument("--scenes", type=int, default=100, help="scenes per seed (28 zones each)")
-    data.add_argument("--camera-size", type=frame_size, default=(1920, 1080), metavar="WIDTHxHEIGHT",
+    data.add_argument("--camera-size", type=frame_size, default=DEFAULT_FRAME_SIZE, metavar="WIDTHxHEIGHT",
                       help="the overhead camera's frame in pixels (default 1920x1080)")
     return data
 

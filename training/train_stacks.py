@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from controller.shutdown import exit_cleanly_when_interrupted
+from controller.sim.conditions import DEFAULT_FRAME_SIZE
 from training.nets import conv_block
 from training.train_chips import (
     add_data_command,
@@ -45,7 +46,7 @@ MODEL_PATH = MODELS / "stack_reader.pt"
 
 
 def make_data(out: Path, seeds: list[int], scenes: int, stacked_share: float = 0.5, max_stack: int = 12,
-              size: tuple[int, int] = (1920, 1080)) -> Path:
+              size: tuple[int, int] = DEFAULT_FRAME_SIZE) -> Path:
     parts = [render_zones(seed, scenes, max_height=10, stacked_share=stacked_share, max_stack=max_stack,
                           stack_crops=True, size=size) for seed in seeds]
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -52,8 +52,9 @@ class TrainedReader:
 
 #: the stack readers: the virtual table's camera at 1920x1080 and at 3840x2160
 READERS = (TrainedReader(0.9, ONNX_PATH, 0.98), TrainedReader(1.8, MODELS / "stack_reader_4k.onnx", 0.95))
-#: the certainty given to a reading that contradicts itself: low enough that no tracker vouches for it, not 0 (a
-#: certainty of 0 says "too many to count")
+#: the certainty given to a reading that contradicts itself or that its reader is not sure enough of
+#: (``TrainedReader.vouch_from``): low enough that no tracker vouches for it, not 0 (a certainty of 0 says "too many
+#: to count")
 UNSURE = 0.01
 
 
@@ -66,6 +67,8 @@ def stack_zone_to_table(zone: Zone) -> np.ndarray:
 
 def zone_resolution(table_to_image: np.ndarray, zones: list[Zone]) -> float:
     """The camera's median resolution at the zones' centres (px/mm), from the table -> image homography."""
+    if not zones:
+        raise ValueError("no bet zone to measure the camera's resolution at")
     scales = []
     for zone in zones:
         x, y = zone.centre
@@ -91,9 +94,11 @@ class StackReader:
     """Runs the exported stack reader on RGB stack crops with ONNX Runtime."""
 
     def __init__(self, path: Path = ONNX_PATH, threads: int = 2) -> None:
-        self.path = Path(path)
-        #: the certainty from which its stack readings are vouched for (``TrainedReader``; 0: the tracker's alone)
-        self.vouch_from = next((trained.vouch_from for trained in READERS if trained.path == self.path), 0.0)
+        self.path = Path(path).resolve()
+        #: the certainty from which its stack readings are vouched for (``TrainedReader``); a reader not among
+        #: ``READERS`` (one being trained) has no rule of its own: the tracker's alone
+        self.vouch_from = next((trained.vouch_from for trained in READERS if trained.path.resolve() == self.path),
+                               0.0)
         self.session, self.meta = zone_model_session(path, threads, "stack reader", "training.train_stacks",
                                                      STACK_CROP_PX, [[], [len(DENOMINATIONS), STACK_MAX_COUNT]])
         self.input = self.session.get_inputs()[0].name

@@ -19,6 +19,7 @@ from controller.bus.schema import AnyBody
 from controller.felt.layout import DEFAULT_LAYOUT, load_layout
 from vision.capture import VirtualCameraSender
 
+from .conditions import DEFAULT_FRAME_SIZE
 from .render import DEFAULT_DECK, Renderer, TableCamera
 from .scene import SceneState
 from .world import DirectVision
@@ -38,7 +39,7 @@ class RenderedCamera:
     ``expected`` holds, after each ``see``, the observations a perfect camera would publish for the change (the
     direct driver's); the virtual table waits for the vision process to publish as many before it goes on."""
 
-    def __init__(self, context: zmq.Context, endpoint: str, seed: int = 0, size: tuple[int, int] = (1920, 1080),
+    def __init__(self, context: zmq.Context, endpoint: str, seed: int = 0, size: tuple[int, int] = DEFAULT_FRAME_SIZE,
                  fps: float = 6.0, conditions: frozenset[str] = frozenset(), keys: Keys | None = None) -> None:
         """``conditions``: the renderer's (``render.CONDITIONS``); with ``knock``, the camera is knocked
         ``KNOCK_AFTER_S`` into the stream. ``keys``: the table's bus keys, for a vision process that takes frames

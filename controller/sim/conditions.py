@@ -22,6 +22,10 @@ CONDITIONS = {
 }
 
 
+#: the rendered camera's frame unless told otherwise (``--camera-size``)
+DEFAULT_FRAME_SIZE = (1920, 1080)
+
+
 def frame_size(text: str) -> tuple[int, int]:
     """A camera's frame size given as WIDTHxHEIGHT (``--camera-size 3840x2160``)."""
     try:

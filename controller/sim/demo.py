@@ -29,6 +29,7 @@ from controller.rules.history import format_money
 from controller.shutdown import STOP
 
 from .camera import RenderedCamera
+from .conditions import DEFAULT_FRAME_SIZE
 from .devices import Stopped, VirtualPins
 from .script import CoupScript, Script, load_script, random_script
 from .stack import Stack, StackLog, camera_endpoint, start_stack, wait_for_engine
@@ -97,8 +98,9 @@ class Reporter:
 
 def run_demo(coups: int | None, seed: int, profile_name: str, headless: bool, pace_s: float,
              folder: Path | None = None, script: str | None = None, camera: str = "rendered",
-             conditions: frozenset[str] = frozenset(), camera_size: tuple[int, int] = (1920, 1080)) -> int:
-    """``camera``: ``rendered`` (frames of ``camera_size`` pixels through the real vision process, drawn under
+             conditions: frozenset[str] = frozenset(), camera_size: tuple[int, int] | None = None) -> int:
+    """``camera``: ``rendered`` (frames of ``camera_size`` pixels, default ``DEFAULT_FRAME_SIZE``, through the real
+    vision process, drawn under
     ``conditions``: ``conditions.CONDITIONS``) or ``direct`` (the observations a perfect camera would publish, for
     fast runs).
     Until ``coups`` are played, or SIGINT or SIGTERM (once or twice, at any moment: an orderly stop, then the
@@ -198,7 +200,7 @@ def _play(context: zmq.Context, stack: Stack, script: Script, coups: int | None,
           pace_s: float, camera: str = "direct", seed: int = 0, report: Reporter | None = None,
           stack_log: StackLog | None = None, coups_to_play: Iterable[CoupScript] | None = None,
           outcome: list[str] | None = None, conditions: frozenset[str] = frozenset(),
-          camera_size: tuple[int, int] = (1920, 1080)) -> int:
+          camera_size: tuple[int, int] | None = None) -> int:
     """The coups, on the running stack; their summary goes into ``outcome`` (printed once the stack is stopped)."""
     report = report or Reporter()
     stack_log = stack_log or StackLog(stack.folder / "table.log")
@@ -241,7 +243,8 @@ def _play(context: zmq.Context, stack: Stack, script: Script, coups: int | None,
         if not headless:
             webbrowser.open(url)
         pins = VirtualPins(context, f"ipc://{stack.folder}/run/pins.sock", stop=stop, keys=stack.keys)
-        driver = (RenderedCamera(context, camera_endpoint(stack.folder), seed=seed, size=camera_size,
+        driver = (RenderedCamera(context, camera_endpoint(stack.folder), seed=seed,
+                                 size=camera_size or DEFAULT_FRAME_SIZE,
                                  conditions=conditions, keys=stack.keys) if rendered else None)
         table = VirtualTable(stack.bus, stack.folder, stack.shoe, pins, pace_s=pace_s,
                              on_settled=lambda body: _announce(report, body), vision=driver, stop=stop, tick=tick)
