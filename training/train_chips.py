@@ -361,11 +361,9 @@ def main(argv: list[str] | None = None) -> int:
     add_model_commands(sub, "counter", "build/chips", MODEL_PATH, ONNX_PATH)
     args = parser.parse_args(argv)
     if args.command == "data":
-        def make() -> Path:
-            return make_data(args.out, args.seeds, args.scenes, args.max_height, args.stacked_share, args.camera_size)
-
         return exit_cleanly_when_interrupted(parser.prog, lambda: print(
-            f"{make()}: {len(args.seeds) * args.scenes * 28} zones"))
+            f"{make_data(args.out, args.seeds, args.scenes, args.max_height, args.stacked_share, args.camera_size)}: "
+            f"{len(args.seeds) * args.scenes * 28} zones"))
 
     def train_to(args: argparse.Namespace) -> str:
         right = train(args.data, args.held_out, args.epochs, args.seed, args.out, args.threads)

@@ -222,10 +222,6 @@ class TableReader:
         self.size = self.detector.imgsz
         self.index_reader = IndexReader(index_model)
         self.chip_counter = ChipCounter(chip_model)
-        if stack_model == "by resolution":
-            stack_model = reader_for(zone_resolution(self.table_to_image,
-                                                     [zone for zone in layout.zones if zone.area in BET_AREAS])).path
-        self.stack_reader = StackReader(stack_model) if stack_model is not None else None
         self.occlusion_share = occlusion_share
         self.change_threshold = change_threshold
         self.refresh_frames = refresh_frames
@@ -246,6 +242,9 @@ class TableReader:
                                if zone.area in BET_AREAS}
         self._zone_outlines = {zone: crop_outline(m) for zone, m in self._zone_to_image.items()}
         self._stack_to_image = {zone: self.table_to_image @ stack_zone_to_table(zone) for zone in self._zone_to_image}
+        if stack_model == "by resolution":
+            stack_model = reader_for(zone_resolution(self.table_to_image, list(self._zone_to_image))).path
+        self.stack_reader = StackReader(stack_model) if stack_model is not None else None
 
     def _masks(self, region: Region) -> list[tuple[Zone, np.ndarray]]:
         """Each zone of the region's seat as a boolean mask over the crop."""

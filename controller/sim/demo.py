@@ -100,9 +100,8 @@ def run_demo(coups: int | None, seed: int, profile_name: str, headless: bool, pa
              folder: Path | None = None, script: str | None = None, camera: str = "rendered",
              conditions: frozenset[str] = frozenset(), camera_size: tuple[int, int] | None = None) -> int:
     """``camera``: ``rendered`` (frames of ``camera_size`` pixels, default ``DEFAULT_FRAME_SIZE``, through the real
-    vision process, drawn under
-    ``conditions``: ``conditions.CONDITIONS``) or ``direct`` (the observations a perfect camera would publish, for
-    fast runs).
+    vision process, drawn under ``conditions``: ``conditions.CONDITIONS``) or ``direct`` (the observations a
+    perfect camera would publish, for fast runs).
     Until ``coups`` are played, or SIGINT or SIGTERM (once or twice, at any moment: an orderly stop, then the
     summary; exit 0: ``STOP``'s handler, installed by ``controller.cli.main``)."""
     report = Reporter()
