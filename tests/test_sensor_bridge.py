@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import random
 import re
+import select
 import tty
 from pathlib import Path
 
@@ -15,11 +16,20 @@ from busutil import raw_publisher, send, wait_until
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from controller.bus.proxy import Proxy
-from controller.bus.schema import ButtonPressed, Envelope, FlagRaised, SensorFlood, ShoeCardDrawn, ShoeLink
+from controller.bus.schema import (
+    ButtonPressed,
+    Envelope,
+    FlagRaised,
+    SensorFlood,
+    ShoeCardDrawn,
+    ShoeLink,
+    TableState,
+)
 from controller.bus.transport import Subscriber
 from controller.config import parse_config
 from controller.sensors.bridge import SensorBridge
 from controller.sensors.throttle import BURST
+from firmware import protocol
 from firmware.tests_support.bench import ShoeBench
 
 CONFIG = """
@@ -176,3 +186,42 @@ def test_a_shoe_sending_cards_faster_than_any_dealer_is_throttled_and_the_drops_
     assert floods[0] == SensorFlood("shoe:card_drawn", flooding=True)
     assert floods[-1].kind == "shoe:card_drawn" and floods[-1].dropped == 300 - len(cards) > 0
     assert cards == sorted(cards) and BURST <= len(cards) < 300
+
+
+def _host_requests(master: int, decoder: protocol.Decoder) -> list[int]:
+    """The frame types the bridge has written to the shoe so far."""
+    types = []
+    while select.select([master], [], [], 0.05)[0]:
+        types += [frame.type for frame in decoder.feed(os.read(master, 4096)) if isinstance(frame, protocol.Frame)]
+    return types
+
+
+def test_each_new_coup_resets_the_shoe_count_once_even_when_its_bets_were_never_published(bridge):
+    """The engine publishes one state per batch of events: a busy one goes from a coup's payments straight to the
+    next coup's deal. The shoe's count is reset for each coup dealt, once, and not for the coup under way when the
+    sensors process started (its count is the shoe's)."""
+    sensors, _listener, _factory, master, context, config = bridge
+    assert wait_until(lambda: sensors.shoe.connected)
+    engine = raw_publisher(context, config.bus_publish)
+    seq = 0
+
+    def publish(body) -> None:
+        nonlocal seq
+        seq += 1
+        send(engine, "core.state" if isinstance(body, TableState) else "core.flag",
+             Envelope("engine", seq, seq, 0, body))
+        sensors.follow_engine(200)
+
+    flag = FlagRaised(coup=3, kind="card_exposed", severity="warning", seat=2, detail="test")
+    assert wait_until(lambda: publish(flag) or sensors.gpio.alarm_level == "warning", timeout=10)  # subscribed
+    decoder = protocol.Decoder()
+    _host_requests(master, decoder)  # the status request on opening the port
+    resets = []
+    for coup, phase in [(3, "decisions"), (3, "paying"), (4, "dealing"), (4, "decisions"), (4, "paying"),
+                        (5, "betting"), (5, "dealing"), (5, "showdown")]:
+        publish(TableState({"coup": coup, "phase": phase}))
+        if protocol.RESET_COUNT in _host_requests(master, decoder):
+            resets.append((coup, phase))
+    assert resets == [(4, "dealing"), (5, "dealing")]
+    assert sensors.gpio.alarm_level is None  # a new coup clears the alarms
+    engine.close()

@@ -63,7 +63,9 @@ class SensorBridge:
         self.shoe = ShoeSerial(config.shoe_port, self.on_shoe, baudrate=config.shoe_baudrate) \
             if config.shoe_port else None
         self.engine = Subscriber(context, config.bus_subscribe, ("core.",))
-        self._phase: str | None = None
+        #: the coup whose dealing reset the shoe's count (or was under way when this process started)
+        self._counted_coup: int | None = None
+        self._state_seen = False
         self._stop = threading.Event()
         if self.shoe:
             self.shoe.start()
@@ -132,17 +134,28 @@ class SensorBridge:
         body = message[1].body
         if isinstance(body, FlagRaised) and self.gpio:
             self.gpio.alarm(True, body.severity)
-        elif isinstance(body, TableState):
-            phase = str(body.state.get("phase"))
-            if phase == "dealing" and self._phase == "betting":
-                if self.gpio:
-                    self.gpio.clear_alarms()
-                if self.shoe:
-                    try:
-                        self.shoe.reset_count()
-                    except ShoeNotConnected:
-                        log.warning("shoe: not connected; its count was not reset for the new coup")
-            self._phase = phase
+        elif isinstance(body, TableState) and self._new_coup_dealt(body.state):
+            if self.gpio:
+                self.gpio.clear_alarms()
+            if self.shoe:
+                try:
+                    self.shoe.reset_count()
+                except ShoeNotConnected:
+                    log.warning("shoe: not connected; its count was not reset for the new coup")
+
+    def _new_coup_dealt(self, state: dict[str, object]) -> bool:
+        """Whether ``state`` is the first of a coup past its bets. The engine publishes one state per batch of
+        events: a busy engine may go from one coup's payments to the next one's deal in one state, its bets never
+        published, so the coup's number tells a new coup, not a change of phase. A coup already past its bets when
+        this process started keeps the count the shoe has."""
+        coup, phase = state.get("coup"), state.get("phase")
+        first, self._state_seen = not self._state_seen, True
+        if phase == "closed":  # a new session counts its coups from 1 again
+            self._counted_coup = None
+        if phase in ("betting", "closed", None) or coup == self._counted_coup:
+            return False
+        self._counted_coup = coup  # type: ignore[assignment]
+        return not first
 
     def run(self) -> None:
         while not self._stop.is_set():
