@@ -11,6 +11,7 @@ from controller.felt.layout import load_layout
 from controller.sim.render import Renderer, TableCamera
 from controller.sim.scene import CardOnFelt, SceneState
 from vision.calibrate import calibrate
+from vision.pipeline import observations
 from vision.table_reader import TableReader, zone_values
 
 
@@ -64,6 +65,11 @@ def test_a_card_dealt_is_read_and_only_the_regions_it_changed_are(table) -> None
     assert 1 <= read_again < len(reader.regions)
     assert sorted((o.area, o.kind, o.label) for o in reading.observations if o.seat == 5) == [
         ("ante", "chip", "2500"), ("cards", "card_face", "QH")]
+    # each card carries the index reader's probability of what it read: on the table's own deck, sure
+    [queen] = [o for o in reading.observations if o.seat == 5 and o.kind == "card_face"]
+    assert 0.5 <= queen.identity_certainty <= 1
+    [tracked] = [o for o in observations(reading)[0] if o.seat == 5 and o.kind == "card_face"]
+    assert tracked.identity_certainty == queen.identity_certainty  # as the tracker gets it
     # the regions kept still hold what they held
     assert [(o.area, o.kind) for o in reading.observations if o.seat == 1].count(("cards", "card_back")) == 3
     # the changed regions get their second look at the next frame, then are kept

@@ -447,6 +447,38 @@ def test_a_card_still_in_doubt_goes_out_unsure_once_and_a_later_agreement_names_
     assert feed.frames(30, [face(4, "KH", 700)]) == [CardIdentified(4, 0, "Kh")]  # 18 of 24 at the 2nd
 
 
+def test_a_face_read_unsurely_in_every_frame_is_placed_unknown_and_goes_to_the_dealer_with_its_reading():
+    """A deck the index reader never learnt: the same wrong card read in every frame, but less likely than not. The
+    frames agree, yet nothing vouches for it: the dealer names it, shown the reading."""
+    feed = Feed()
+    doubtful = replace(face(0, "3H", 900), identity_certainty=0.27)
+    events = feed.frames(5, [doubtful])
+    assert events == [CardPlaced(0, None, True, 1)]
+    assert feed.frames(10, [doubtful]) == [CardIdentified(0, 0, "3h", sure=False)]
+    assert feed.frames(10, [doubtful]) == []  # asked once
+    # read surely from now on: named once three in four of its face reads agree on it
+    assert feed.frames(80, [face(0, "3H", 900)]) == [CardIdentified(0, 0, "3h")]  # 80 of 105
+
+
+def test_a_card_turned_up_and_read_unsurely_in_one_frame_of_four_is_named_but_in_two_is_not():
+    for unsure_frames, named in ((1, True), (2, False)):
+        feed = Feed()
+        feed.frames(4, [back(2, 700)])
+        reads = [face(2, "QS", 700)] * (4 - unsure_frames) + [replace(face(2, "QS", 700), identity_certainty=0.4)] * (
+            unsure_frames)
+        events = []
+        for seen in reads:
+            events += feed.frames(1, [seen])
+        assert (events == [CardIdentified(2, 0, "Qs")]) is named, (unsure_frames, events)
+
+
+def test_an_identity_certainty_outside_0_1_is_refused_by_name():
+    with pytest.raises(ValueError, match="identity_certainty 1.5 is outside 0..1"):
+        replace(face(0, "3H", 900), identity_certainty=1.5)
+    with pytest.raises(ValueError, match="sure_identity must be within 0..1"):
+        TrackerConfig(sure_identity=-0.1)
+
+
 def test_a_card_turned_up_with_one_misread_in_four_is_named_at_once():
     feed = Feed()
     feed.frames(4, [back(2, 700)])

@@ -104,6 +104,8 @@ class ZoneObservation:
     #: a card whose box is more than ``HELD_SHARE`` skin: in a hand, or under one (a player peeking at his cards
     #: raises them at his zone's edge under his fingers)
     held: bool = False
+    #: a card's: the index reader's probability of ``label``
+    identity_certainty: float = 1.0
 
     @property
     def box(self) -> tuple[float, float, float, float]:
@@ -347,7 +349,7 @@ class TableReader:
                 # the confidence stays the detector's: that a card is there; an unsure reading of which card it
                 # is must not make the tracker lose the card (its identity is a vote over frames; a still region's
                 # frames carry its last two agreeing reads)
-                readings[k][0][place] = replace(old, kind=kind, label=label)
+                readings[k][0][place] = replace(old, kind=kind, label=label, identity_certainty=float(p.max()))
         bet_zones = [(k, zone) for k, _crop in crops for zone, _mask in self._zone_masks[k]
                      if zone.area in BET_AREAS]
         self._count_chips(frame_bgr, [zone for _k, zone in bet_zones])

@@ -76,6 +76,8 @@ class Observation:
     #: a card in a hand, or under one (``vision.table_reader.ZoneObservation.held``): no evidence of a new card,
     #: nor of where a counted card lies or what face it shows
     held: bool = False
+    #: a card's: the index reader's probability of ``label`` (``vision.table_reader.ZoneObservation``)
+    identity_certainty: float = 1.0
 
     def __post_init__(self) -> None:
         where = f"observation at seat {self.seat!r} area {self.area!r}"
@@ -97,6 +99,8 @@ class Observation:
                 raise ValueError(f"{where}: card label {self.label!r} is not a card (AS, 10H, ...)")
         if not 0.0 <= self.confidence <= 1.0:
             raise ValueError(f"{where}: confidence {self.confidence!r} is outside 0..1")
+        if not 0.0 <= self.identity_certainty <= 1.0:
+            raise ValueError(f"{where}: identity_certainty {self.identity_certainty!r} is outside 0..1")
 
 
 Event = Body
@@ -121,6 +125,10 @@ class TrackerConfig:
     sure_agreement: float = 0.75
     #: ...else it goes to the dealer once still in doubt this long (ms), its frames voting meanwhile
     doubt_ms: int = 1000
+    #: a face read less likely than this (``Observation.identity_certainty``) votes for no identity, though it counts
+    #: among the frames that read a face: on a deck it never learnt, the index reader's misreads lay at 0.11 to
+    #: 0.37, and on the virtual table's own deck its reads at 0.86 and up (models/EXPERIMENTS.md, 2026-12-07)
+    sure_identity: float = 0.5
 
     def __post_init__(self) -> None:
         for name in ("steady_frames", "gone_frames"):
@@ -131,6 +139,8 @@ class TrackerConfig:
                 raise ValueError(f"TrackerConfig.{name} must not be negative, got {getattr(self, name)}")
         if self.match_mm <= 0:
             raise ValueError(f"TrackerConfig.match_mm must be positive, got {self.match_mm}")
+        if not 0 <= self.sure_identity <= 1:
+            raise ValueError(f"TrackerConfig.sure_identity must be within 0..1, got {self.sure_identity}")
         if not 0.5 < self.sure_agreement <= 1:
             raise ValueError(f"TrackerConfig.sure_agreement must be above 0.5 and at most 1, got {self.sure_agreement}")
 
@@ -143,26 +153,31 @@ class _Run:
     last_ms: int
     frames: int = 1
     votes: Counter[str] = field(default_factory=Counter)
+    #: faces read less likely than ``TrackerConfig.sure_identity``, by what was read
+    doubtful: Counter[str] = field(default_factory=Counter)
 
-    def add(self, t_ms: int, label: str | None = None) -> None:
+    def add(self, t_ms: int, label: str | None = None, doubtful: bool = False) -> None:
         self.frames += 1
         self.last_ms = t_ms
         if label is not None:
-            self.votes[label] += 1
+            (self.doubtful if doubtful and label != BACK else self.votes)[label] += 1
 
     def steady(self, frames: int, ms: int) -> bool:
         return self.frames >= frames and self.last_ms - self.first_ms >= ms
 
     def reading(self) -> tuple[bool, str | None]:
-        """(face up, identity) by majority; a tie between face and back reads as face down."""
+        """(face up, identity) by majority, the identity from the surely read faces (from the doubtful ones when no
+        face was read surely); a tie between face and back reads as face down."""
         faces = Counter({label: n for label, n in self.votes.items() if label != BACK})
-        face_up = sum(faces.values()) > self.votes[BACK]
-        return face_up, faces.most_common(1)[0][0] if face_up else None
+        face_up = faces.total() + self.doubtful.total() > self.votes[BACK]
+        return face_up, (faces or self.doubtful).most_common(1)[0][0] if face_up else None
 
     def agreement(self) -> float:
-        """The share of the frames that read a face agreeing on the likeliest identity (1 when none read a face)."""
+        """The share of the frames that read a face agreeing surely on the likeliest identity (1 when none read a
+        face)."""
         faces = [n for label, n in self.votes.items() if label != BACK]
-        return max(faces) / sum(faces) if faces else 1.0
+        read = sum(faces) + self.doubtful.total()
+        return max(faces, default=0) / read if read else 1.0
 
 
 def hand_stagger(layout: Layout) -> dict[int, tuple[float, float]]:
@@ -175,8 +190,11 @@ def hand_stagger(layout: Layout) -> dict[int, tuple[float, float]]:
     return stagger
 
 
-def _run(t_ms: int, label: str) -> _Run:
-    return _Run(t_ms, t_ms, 1, Counter([label]))
+def _run(t_ms: int, vote: tuple[str, bool]) -> _Run:
+    label, doubtful = vote
+    run = _Run(t_ms, t_ms, 0)
+    run.add(t_ms, label, doubtful)
+    return run
 
 
 CardState = Literal["present", "lifted", "removed"]
@@ -366,7 +384,7 @@ class Tracker:
                 if obs is not None and not obs.held:  # seen only in a hand, it is forgotten as if unseen
                     track.last_ms = t_ms
                     if not occluded:  # a card read under a hand is not evidence
-                        track.seen.add(t_ms, str(obs.label))
+                        track.seen.add(t_ms, *self._vote_of(obs))
                 continue
             if obs is not None:
                 # seen in a hand: a hand over the card (or the card in it), which proves neither that it is still
@@ -387,7 +405,7 @@ class Tracker:
         if not occluded:
             for i, obs in enumerate(seen):
                 if i not in matched_obs and not obs.held:
-                    hand.candidates.append(_Candidate(obs.x_mm, obs.y_mm, _run(t_ms, str(obs.label)), t_ms))
+                    hand.candidates.append(_Candidate(obs.x_mm, obs.y_mm, _run(t_ms, self._vote_of(obs)), t_ms))
         hand.candidates = [c for c in hand.candidates if occluded or t_ms - c.last_ms <= config.forget_ms]
         ready = [c for c in hand.candidates if c.seen.steady(config.steady_frames, config.steady_ms)]
         hand.candidates = [c for c in hand.candidates if c not in ready]
@@ -400,11 +418,11 @@ class Tracker:
         """A card showing the other face steadily has been turned; one frame of the old face cancels it."""
         if (obs.kind == "card_face") == card.face_up:
             card.turning = None
-            return self._vote(seat, card, t_ms, str(obs.label)) if card.doubt and obs.kind == "card_face" else []
+            return self._vote(seat, card, t_ms, self._vote_of(obs)) if card.doubt and obs.kind == "card_face" else []
         if card.turning is None:
-            card.turning = _run(t_ms, str(obs.label))
+            card.turning = _run(t_ms, self._vote_of(obs))
         else:
-            card.turning.add(t_ms, str(obs.label))
+            card.turning.add(t_ms, *self._vote_of(obs))
         if not card.turning.steady(self.config.steady_frames, self.config.steady_ms):
             return []
         votes, card.turning = card.turning, None
@@ -445,11 +463,15 @@ class Tracker:
         card.repeat_asked = identity
         return [CardIdentified(seat, card.index, rules_card(identity), sure=False)]
 
-    def _vote(self, seat: int, card: _Card, t_ms: int, label: str) -> list[Event]:
+    def _vote_of(self, obs: Observation) -> tuple[str, bool]:
+        """What a card observation votes: its label, and whether it was read too unsurely to vouch for it."""
+        return str(obs.label), obs.identity_certainty < self.config.sure_identity
+
+    def _vote(self, seat: int, card: _Card, t_ms: int, vote: tuple[str, bool]) -> list[Event]:
         """One more frame of a card whose identity is in doubt: reported once its frames agree on it; sent as
         unsure, for the dealer, once it has been in doubt ``doubt_ms`` (its frames still voting after that)."""
         assert card.doubt is not None
-        card.doubt.add(t_ms, label)
+        card.doubt.add(t_ms, *vote)
         _face_up, identity = card.doubt.reading()
         if identity is None:
             return []
