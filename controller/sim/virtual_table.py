@@ -144,6 +144,9 @@ class VirtualTable:
         #: done paying the seat: while paying he keys a zone's amount only once his chips lie there
         self._keyed: dict[tuple[int, str], int] = {}
         self._seat_paid = False
+        #: zones the camera has just read surely (zone -> when): the display drops its question about them once the
+        #: engine has read that, which the dealer sees before he keys anything
+        self._vouched: dict[tuple[int, str], float] = {}
         #: the same for cards: (position, index) the table asked about, and the camera's doubtful cards
         self._cards_to_confirm: list[tuple[int, int]] = []
         self._card_doubts: dict[tuple[int, int], float] = {}
@@ -193,6 +196,9 @@ class VirtualTable:
     def _note_doubt(self, body: AnyBody) -> None:
         if isinstance(body, ChipsChanged) and not body.sure:
             self._doubts[body.seat, body.box] = time.monotonic()
+            self._vouched.pop((body.seat, body.box), None)
+        elif isinstance(body, ChipsChanged):
+            self._vouched[body.seat, body.box] = time.monotonic()
         if isinstance(body, CardIdentified) and not body.sure:
             self._card_doubts[body.position, body.index] = time.monotonic()
 
@@ -209,10 +215,11 @@ class VirtualTable:
     def _answer(self) -> None:
         if self.phase == "paying" and not self._seat_paid:
             return
+        self._vouched = _still_in_doubt(self._vouched, [])
         for seat, zone in self._to_confirm:
             amount = sum(next((s.chips for s in self.scene.chips if (s.seat, s.box) == (seat, zone)), ()))
-            if self._keyed.get((seat, zone)) == amount:
-                continue  # keyed already: the engine has not read the answer yet
+            if self._keyed.get((seat, zone)) == amount or (seat, zone) in self._vouched:
+                continue  # keyed already, or read surely since: the engine has not read that yet
             if self.phase == "paying":
                 line = f"paying seat={seat} zone={zone} amount={format_money(amount)}"
             elif zone == "raise":
@@ -237,6 +244,11 @@ class VirtualTable:
             self.publisher.publish("dealer.keypad", DealerOperation(line))
             self.results.card_confirmations.append((self.coup_number, position, index, card))
         self._cards_to_confirm = asked
+
+    def _answered_all(self) -> bool:
+        """The dealer looks at the display until it asks him nothing more, answering what it still asks."""
+        self._answer()
+        return self._confirmations_done()
 
     def _confirmations_done(self) -> bool:
         # a doubt the table never asked about, seconds on, it settled without a state
@@ -303,9 +315,8 @@ class VirtualTable:
                 # The dealer presses once the display asks him nothing more (the camera's doubts answered); an answer
                 # the table refused leaves the question up, and he presses anyway: the refusal shows why.
                 self._seat_paid = button == "payment_done"
-                self._answer()
                 with contextlib.suppress(RuntimeError):
-                    self._wait(self._confirmations_done, "the dealer's confirmations")
+                    self._wait(self._answered_all, "the dealer's confirmations")
                 self._seat_paid = False
                 resets = self.shoe.resets
                 self._sensor(("button", button), lambda: self.pins.act(button, "press"),
