@@ -51,12 +51,31 @@ class DoubtingVision(DirectVision):
         return events
 
 
-def test_every_doubt_is_confirmed_by_the_dealer_and_the_coups_settle_as_the_rules_core_says(tmp_path):
+class SettlingVision(DirectVision):
+    """A perfect camera whose every ante reading first comes 5 € off and unsure, then right and sure at once (the
+    camera's next frames settling its doubt)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.doubts = 0
+
+    def see(self, scene: SceneState) -> list[tuple[str, AnyBody]]:
+        events = []
+        for topic, body in super().see(scene):
+            if isinstance(body, ChipsChanged) and body.box == "ante" and body.amount:
+                events.append((topic, ChipsChanged(body.seat, body.box, body.amount + 500, sure=False)))
+                self.doubts += 1
+            events.append((topic, body))
+        return events
+
+
+def _play(tmp_path, vision: DirectVision):
+    """The script played on the real stack with ``vision`` for a camera: the timeline and the dealer's
+    confirmations."""
     script = parse_script(SCRIPT)
     timeline = build_timeline(script)
     stack = start_stack(tmp_path, script.profile)
     context = zmq.Context()
-    vision = DoubtingVision()
     pins = table = None
     try:
         wait_for_engine(stack)
@@ -68,7 +87,7 @@ def test_every_doubt_is_confirmed_by_the_dealer_and_the_coups_settle_as_the_rule
             table.play(plan.steps)
             table.finish_coup(plan)
         table.pause(0.5)
-        confirmations = table.results.confirmations
+        return timeline, table.results.confirmations
     finally:
         for part in (table, pins):
             if part is not None:
@@ -76,9 +95,8 @@ def test_every_doubt_is_confirmed_by_the_dealer_and_the_coups_settle_as_the_rule
         stack.stop()
         context.destroy(linger=0)
 
-    # each ante read wrong and unsure, while bet and while paid, was keyed by the dealer with what lay there
-    assert vision.doubts >= 4 and len(confirmations) == vision.doubts
-    assert all(zone == "ante" and amount > 0 for _coup, _seat, zone, amount in confirmations)
+
+def _recorded(tmp_path) -> tuple[Counter, dict[int, object]]:
     db = sqlite3.connect(tmp_path / "var" / "events.sqlite")
     try:
         flags = Counter(db.execute("SELECT coup, kind, seat FROM flags").fetchall())
@@ -86,6 +104,27 @@ def test_every_doubt_is_confirmed_by_the_dealer_and_the_coups_settle_as_the_rule
                    in db.execute("SELECT number, settlement FROM coups WHERE settlement IS NOT NULL")}
     finally:
         db.close()
+    return flags, settled
+
+
+def test_every_doubt_is_confirmed_by_the_dealer_and_the_coups_settle_as_the_rules_core_says(tmp_path):
+    vision = DoubtingVision()
+    timeline, confirmations = _play(tmp_path, vision)
+    # each ante read wrong and unsure, while bet and while paid, was keyed by the dealer with what lay there
+    assert vision.doubts >= 4 and len(confirmations) == vision.doubts
+    assert all(zone == "ante" and amount > 0 for _coup, _seat, zone, amount in confirmations)
+    flags, settled = _recorded(tmp_path)
     assert flags == Counter((f.coup, f.kind, f.seat) for plan in timeline.coups for f in plan.flags)
     assert (1, "overpaid", 3) in flags or (1, "overpaid", 1) in flags
+    assert settled == {plan.number: plan.settlement for plan in timeline.coups}
+
+
+def test_a_doubt_the_camera_settles_itself_is_not_keyed_by_the_dealer(tmp_path):
+    """The display drops its question once the camera reads the zone surely; the dealer, looking at it, keys
+    nothing, even where the question was up a moment before."""
+    vision = SettlingVision()
+    timeline, confirmations = _play(tmp_path, vision)
+    assert vision.doubts >= 4 and confirmations == []
+    flags, settled = _recorded(tmp_path)
+    assert flags == Counter((f.coup, f.kind, f.seat) for plan in timeline.coups for f in plan.flags)
     assert settled == {plan.number: plan.settlement for plan in timeline.coups}

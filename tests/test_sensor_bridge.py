@@ -27,7 +27,7 @@ from controller.bus.schema import (
 )
 from controller.bus.transport import Subscriber
 from controller.config import parse_config
-from controller.sensors.bridge import SensorBridge
+from controller.sensors.bridge import NewCoupWatch, SensorBridge
 from controller.sensors.throttle import BURST
 from firmware import protocol
 from firmware.tests_support.bench import ShoeBench
@@ -196,32 +196,54 @@ def _host_requests(master: int, decoder: protocol.Decoder) -> list[int]:
     return types
 
 
-def test_each_new_coup_resets_the_shoe_count_once_even_when_its_bets_were_never_published(bridge):
-    """The engine publishes one state per batch of events: a busy one goes from a coup's payments straight to the
-    next coup's deal. The shoe's count is reset for each coup dealt, once, and not for the coup under way when the
-    sensors process started (its count is the shoe's)."""
+def test_each_new_coup_dealt_resets_the_shoe_count_once_on_the_bus(bridge):
     sensors, _listener, _factory, master, context, config = bridge
     assert wait_until(lambda: sensors.shoe.connected)
     engine = raw_publisher(context, config.bus_publish)
     seq = 0
 
-    def publish(body) -> None:
+    def publish(body, follow_ms: int = 5000) -> None:
         nonlocal seq
         seq += 1
         send(engine, "core.state" if isinstance(body, TableState) else "core.flag",
              Envelope("engine", seq, seq, 0, body))
-        sensors.follow_engine(200)
+        sensors.follow_engine(follow_ms)  # returns as soon as the message is in
 
     flag = FlagRaised(coup=3, kind="card_exposed", severity="warning", seat=2, detail="test")
-    assert wait_until(lambda: publish(flag) or sensors.gpio.alarm_level == "warning", timeout=10)  # subscribed
+    assert wait_until(lambda: publish(flag, 200) or sensors.gpio.alarm_level == "warning", timeout=10)  # subscribed
+    while sensors.engine.receive(300) is not None:
+        pass  # the probe's flags that arrived late
     decoder = protocol.Decoder()
     _host_requests(master, decoder)  # the status request on opening the port
     resets = []
     for coup, phase in [(3, "decisions"), (3, "paying"), (4, "dealing"), (4, "decisions"), (4, "paying"),
                         (5, "betting"), (5, "dealing"), (5, "showdown")]:
-        publish(TableState({"coup": coup, "phase": phase}))
+        publish(TableState(_state(coup, phase, 0 if phase in ("betting", "dealing") else 5)))
         if protocol.RESET_COUNT in _host_requests(master, decoder):
             resets.append((coup, phase))
     assert resets == [(4, "dealing"), (5, "dealing")]
     assert sensors.gpio.alarm_level is None  # a new coup clears the alarms
     engine.close()
+
+
+def _state(coup: int, phase: str, cards: int = 0) -> dict[str, object]:
+    return {"coup": coup, "phase": phase, "seats": {"1": {"card_count": cards}}, "dealer": {"card_count": 0}}
+
+
+@pytest.mark.parametrize(("states", "resets"), [
+    # a busy engine's one state per batch: from a coup's payments straight to the next one's deal
+    ([_state(3, "decisions", 5), _state(3, "paying", 5), _state(4, "dealing"), _state(4, "decisions", 5),
+      _state(5, "betting"), _state(5, "dealing"), _state(5, "showdown", 5)], [2, 5]),
+    # started while a coup's cards are being dealt: that coup keeps the shoe's count
+    ([_state(4, "dealing", 2), _state(4, "decisions", 5), _state(5, "dealing")], [2]),
+    # started between coups, the next state already the next coup's deal (no card out yet)
+    ([_state(4, "dealing"), _state(4, "decisions", 5), _state(5, "dealing")], [0, 2]),
+    # started during the bets
+    ([_state(4, "betting"), _state(4, "dealing")], [1]),
+    # the engine on a new store counts its coups from 1 again
+    ([_state(7, "betting"), _state(7, "dealing"), _state(1, "closed"), _state(1, "betting"), _state(1, "dealing"),
+      _state(1, "paying", 5)], [1, 4]),
+])
+def test_the_shoe_count_is_reset_once_per_coup_dealt_told_by_its_number(states, resets):
+    watch = NewCoupWatch()
+    assert [k for k, state in enumerate(states) if watch.dealt(state)] == resets

@@ -349,7 +349,9 @@ class TableReader:
                 # the confidence stays the detector's: that a card is there; an unsure reading of which card it
                 # is must not make the tracker lose the card (its identity is a vote over frames; a still region's
                 # frames carry its last two agreeing reads)
-                readings[k][0][place] = replace(old, kind=kind, label=label, identity_certainty=float(p.max()))
+                # the probability clipped: a float16 softmax can come out a hair over 1
+                readings[k][0][place] = replace(old, kind=kind, label=label,
+                                                identity_certainty=min(1.0, max(0.0, float(p.max()))))
         bet_zones = [(k, zone) for k, _crop in crops for zone, _mask in self._zone_masks[k]
                      if zone.area in BET_AREAS]
         self._count_chips(frame_bgr, [zone for _k, zone in bet_zones])

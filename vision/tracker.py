@@ -126,8 +126,10 @@ class TrackerConfig:
     #: ...else it goes to the dealer once still in doubt this long (ms), its frames voting meanwhile
     doubt_ms: int = 1000
     #: a face read less likely than this (``Observation.identity_certainty``) votes for no identity, though it counts
-    #: among the frames that read a face: on a deck it never learnt, the index reader's misreads lay at 0.11 to
-    #: 0.37, and on the virtual table's own deck its reads at 0.86 and up (models/EXPERIMENTS.md, 2026-12-07)
+    #: among the frames that read a face. On the virtual table's own deck every read lay at 0.86 and up; on decks
+    #: it never learnt, its misreads at 0.11 to 0.37 (svg-ancient-egyptians) and half of them over 0.5
+    #: (svg-penguins), which it still names (models/EXPERIMENTS.md, 2026-12-07). A face read as a back, however
+    #: unsurely, is a back.
     sure_identity: float = 0.5
 
     def __post_init__(self) -> None:

@@ -50,6 +50,38 @@ _GPIO_EVENTS: dict[str, tuple[str, AnyBody]] = {
 }
 
 
+class NewCoupWatch:
+    """Tells, from the engine's states, when a coup's deal begins: the shoe's count is reset then, once a coup.
+
+    The engine publishes one state per batch of events: a busy engine may go from one coup's payments to the next
+    one's deal in one state, its bets never published. So a coup is told by its number, not by a change of phase."""
+
+    def __init__(self) -> None:
+        #: the coup whose deal reset the count, or that was under way when this process started
+        self._counted: int | None = None
+        self._first = True
+
+    def dealt(self, state: dict[str, object]) -> bool:
+        """Whether ``state`` is the first one seen of a coup past its bets, the shoe's count to be reset for it. A
+        coup whose cards were already being dealt when this process started keeps the count the shoe has."""
+        coup, phase = state.get("coup"), state.get("phase")
+        first, self._first = self._first, False
+        if not isinstance(coup, int) or phase in ("betting", "closed", None):
+            return False
+        if self._counted is not None and coup < self._counted:
+            self._counted = None  # a new store: the engine counts its coups from 1 again
+        if coup == self._counted:
+            return False
+        self._counted = coup
+        return not (first and _cards_dealt(state))
+
+
+def _cards_dealt(state: dict[str, object]) -> bool:
+    """Whether any card of the state's coup lies on the felt (the public state counts each hand's cards)."""
+    hands = [*dict(state.get("seats") or {}).values(), state.get("dealer") or {}]
+    return any(isinstance(hand, dict) and hand.get("card_count") for hand in hands)
+
+
 class SensorBridge:
     def __init__(self, config: TableConfig, context: zmq.Context, pin_factory: Any = None,
                  clock: Any = time.monotonic) -> None:
@@ -63,9 +95,7 @@ class SensorBridge:
         self.shoe = ShoeSerial(config.shoe_port, self.on_shoe, baudrate=config.shoe_baudrate) \
             if config.shoe_port else None
         self.engine = Subscriber(context, config.bus_subscribe, ("core.",))
-        #: the coup whose dealing reset the shoe's count (or was under way when this process started)
-        self._counted_coup: int | None = None
-        self._state_seen = False
+        self.new_coups = NewCoupWatch()
         self._stop = threading.Event()
         if self.shoe:
             self.shoe.start()
@@ -134,7 +164,7 @@ class SensorBridge:
         body = message[1].body
         if isinstance(body, FlagRaised) and self.gpio:
             self.gpio.alarm(True, body.severity)
-        elif isinstance(body, TableState) and self._new_coup_dealt(body.state):
+        elif isinstance(body, TableState) and self.new_coups.dealt(body.state):
             if self.gpio:
                 self.gpio.clear_alarms()
             if self.shoe:
@@ -142,20 +172,6 @@ class SensorBridge:
                     self.shoe.reset_count()
                 except ShoeNotConnected:
                     log.warning("shoe: not connected; its count was not reset for the new coup")
-
-    def _new_coup_dealt(self, state: dict[str, object]) -> bool:
-        """Whether ``state`` is the first of a coup past its bets. The engine publishes one state per batch of
-        events: a busy engine may go from one coup's payments to the next one's deal in one state, its bets never
-        published, so the coup's number tells a new coup, not a change of phase. A coup already past its bets when
-        this process started keeps the count the shoe has."""
-        coup, phase = state.get("coup"), state.get("phase")
-        first, self._state_seen = not self._state_seen, True
-        if phase == "closed":  # a new session counts its coups from 1 again
-            self._counted_coup = None
-        if phase in ("betting", "closed", None) or coup == self._counted_coup:
-            return False
-        self._counted_coup = coup  # type: ignore[assignment]
-        return not first
 
     def run(self) -> None:
         while not self._stop.is_set():

@@ -145,7 +145,8 @@ class VirtualTable:
         self._keyed: dict[tuple[int, str], int] = {}
         self._seat_paid = False
         #: zones the camera has just read surely (zone -> when): the display drops its question about them once the
-        #: engine has read that, which the dealer sees before he keys anything
+        #: engine has read that, which the dealer sees before he keys anything; a question still up a second on (the
+        #: rules held the reading) he answers
         self._vouched: dict[tuple[int, str], float] = {}
         #: the same for cards: (position, index) the table asked about, and the camera's doubtful cards
         self._cards_to_confirm: list[tuple[int, int]] = []
@@ -157,6 +158,9 @@ class VirtualTable:
             raise Stopped
         if self.tick:
             self.tick()
+        if self._vouched and time.monotonic() - min(self._vouched.values()) >= DOUBT_SETTLES_S:
+            self._vouched = _still_in_doubt(self._vouched, [])
+            self._answer()  # a question a sure reading did not settle (the rules doubted it): the dealer answers
         message = self.bus.receive(timeout_ms)
         if message is None:
             return
