@@ -45,7 +45,8 @@ CARD_MM = (63.0, 88.0)  # poker size: the short side lies along the zone's long 
 STAGGER_MM = 28.0  # each next card « légèrement décalée » along the zone's long axis
 #: a pile spread for the camera: each chip this much past the one under it
 CHIP_SPREAD_MM = 17.0
-#: a casino stack: how far (sd, mm) a chip sits off the one under it, and how many layers draw a chip's edge
+#: a casino stack: how far (sd, mm, each way) each chip sits off the zone's centre, and how many layers draw a chip's
+#: edge
 STACK_WOBBLE_MM = 0.5
 STACK_LAYERS = 3
 RAIL_MM = 40.0  # the padded rail drawn around the felt; beyond it the remap's border colour
@@ -544,8 +545,8 @@ class Renderer:
             self._paste(canvas, self._chips[place.cents, turns[k]], self._px(quad), shadow_mm=0.8 if k == 0 else 0)
 
     def _stack_centre(self, stack: ChipStack, k: int) -> np.ndarray:
-        """The felt point under chip ``k`` of a casino stack: the box's centre, each chip a little off the one
-        under it (a stack built by hand is not quite straight)."""
+        """The felt point under chip ``k`` of a casino stack: the box's centre, each chip a little off it by an
+        offset of its own (a stack built by hand is not quite straight)."""
         zone = self.layout.zone(stack.seat, stack.box)
         wobble = np.random.default_rng([self.seed, 6, stack.seat, SEAT_AREAS.index(stack.box)]).normal(
             0, STACK_WOBBLE_MM, (k + 1, 2))  # row k is the same whatever the stack's height
