@@ -35,28 +35,12 @@ decisions = { 1 = "raise", 3 = "fold" }
 
 
 class DoubtingVision(DirectVision):
-    """A perfect camera, except that it cannot vouch for any ante holding chips: it reads it 5 € off, unsure."""
+    """A perfect camera, except that it cannot vouch for any ante holding chips: it reads it 5 € off, unsure. With
+    ``settles``, the right reading follows at once, sure (the camera's next frames settling its doubt)."""
 
-    def __init__(self) -> None:
+    def __init__(self, settles: bool = False) -> None:
         super().__init__()
-        self.doubts = 0
-
-    def see(self, scene: SceneState) -> list[tuple[str, AnyBody]]:
-        events = []
-        for topic, body in super().see(scene):
-            if isinstance(body, ChipsChanged) and body.box == "ante" and body.amount:
-                body = ChipsChanged(body.seat, body.box, body.amount + 500, sure=False)
-                self.doubts += 1
-            events.append((topic, body))
-        return events
-
-
-class SettlingVision(DirectVision):
-    """A perfect camera whose every ante reading first comes 5 € off and unsure, then right and sure at once (the
-    camera's next frames settling its doubt)."""
-
-    def __init__(self) -> None:
-        super().__init__()
+        self.settles = settles
         self.doubts = 0
 
     def see(self, scene: SceneState) -> list[tuple[str, AnyBody]]:
@@ -65,6 +49,8 @@ class SettlingVision(DirectVision):
             if isinstance(body, ChipsChanged) and body.box == "ante" and body.amount:
                 events.append((topic, ChipsChanged(body.seat, body.box, body.amount + 500, sure=False)))
                 self.doubts += 1
+                if not self.settles:
+                    continue
             events.append((topic, body))
         return events
 
@@ -122,7 +108,7 @@ def test_every_doubt_is_confirmed_by_the_dealer_and_the_coups_settle_as_the_rule
 def test_a_doubt_the_camera_settles_itself_is_not_keyed_by_the_dealer(tmp_path):
     """The display drops its question once the camera reads the zone surely; the dealer, looking at it, keys
     nothing, even where the question was up a moment before."""
-    vision = SettlingVision()
+    vision = DoubtingVision(settles=True)
     timeline, confirmations = _play(tmp_path, vision)
     assert vision.doubts >= 4 and confirmations == []
     flags, settled = _recorded(tmp_path)

@@ -159,7 +159,6 @@ class VirtualTable:
         if self.tick:
             self.tick()
         if self._vouched and time.monotonic() - min(self._vouched.values()) >= DOUBT_SETTLES_S:
-            self._vouched = _still_in_doubt(self._vouched, [])
             self._answer()  # a question a sure reading did not settle (the rules doubted it): the dealer answers
         message = self.bus.receive(timeout_ms)
         if message is None:
@@ -217,9 +216,9 @@ class VirtualTable:
         self._answer()
 
     def _answer(self) -> None:
+        self._vouched = _still_in_doubt(self._vouched, [])
         if self.phase == "paying" and not self._seat_paid:
             return
-        self._vouched = _still_in_doubt(self._vouched, [])
         for seat, zone in self._to_confirm:
             amount = sum(next((s.chips for s in self.scene.chips if (s.seat, s.box) == (seat, zone)), ()))
             if self._keyed.get((seat, zone)) == amount or (seat, zone) in self._vouched:
