@@ -38,6 +38,7 @@ from .rules.history import format_time, parse_operation
 from .rules.operations import (
     DEALER,
     Box,
+    ConfirmAnte,
     DealBoughtCard,
     DealCard,
     DecisionTimeout,
@@ -161,6 +162,14 @@ class Referee:
         self.unvouched: dict[tuple[int, str], ChipsChanged] = {}
         #: the zones the dealer keyed an amount for in this coup's payment
         self._keyed_paying: set[tuple[int, str]] = set()
+        #: seats whose ante as the camera read it at « rien ne va plus » is in doubt: their raise is not twice it
+        #: (from above, two identical chips stacked can look like one). The dealer's count settles it (``ConfirmAnte``)
+        self._antes_in_doubt: set[int] = set()
+        #: seats whose ante in this coup is the dealer's word, not the camera's: no raise puts it in doubt
+        self._antes_keyed: set[int] = set()
+        #: zones of this coup the dealer's count showed the camera misread, surely: its readings of them are not
+        #: vouched for until the coup ends (an empty zone apart)
+        self._misread: set[tuple[int, str]] = set()
         self._refusals_moment = (self.table.coup.number, self.table.phase)
 
     @classmethod
@@ -244,7 +253,7 @@ class Referee:
                     return ShoeCount(t, count)
                 return _refusal("shoe-count", "shoe count outside a deal", "compte du sabot hors d'une donne")
             case DealerOperation(line=line):
-                return parse_operation(f"{format_time(t)} {line}")
+                return self._keyed(parse_operation(f"{format_time(t)} {line}"))
             case JackpotMeter(amount=amount):
                 if amount < 0:
                     return _refusal("jackpot-meter", f"a jackpot meter of {amount} cents",
@@ -287,9 +296,13 @@ class Referee:
         else:
             unreadable = None
         if isinstance(envelope.body, ChipsChanged):
-            if envelope.body.sure and self._breaks_a_betting_rule(envelope.body, operation):
-                envelope = msgspec.structs.replace(envelope, body=msgspec.structs.replace(envelope.body, sure=False))
+            reading = envelope.body
+            misread = bool(reading.amount) and (reading.seat, reading.box) in self._misread
+            if reading.sure and (misread or self._breaks_a_betting_rule(reading, operation)):
+                envelope = msgspec.structs.replace(envelope, body=msgspec.structs.replace(reading, sure=False))
             self._note_unvouched(envelope.body)
+        elif isinstance(operation, Raise):
+            self._doubt_the_ante(operation)  # the dealer's count of a raise
         if unreadable is not None:
             return Outcome(refused=str(unreadable), refusal=_unreadable(envelope, str(unreadable)))
         if operation is None:
@@ -307,6 +320,9 @@ class Referee:
             self.to_confirm[body.seat, body.box] = body
             return Outcome()
         if waiting := self._confirmation_wait(operation):
+            if isinstance(operation, Raise):  # asked again once the ante is confirmed
+                self.to_confirm.setdefault((operation.seat, "raise"),
+                                           ChipsChanged(operation.seat, "raise", operation.amount, sure=False))
             return Outcome(operation, refused=waiting.reason, refusal=waiting)
         flags_before = len(self.table.flags)
         coup = self.table.coup.number
@@ -332,7 +348,14 @@ class Referee:
 
     def _confirmation_wait(self, operation: Operation) -> Refusal | None:
         """« Rien ne va plus » waits for every bet to be vouched for, « paiement terminé » for the seat's zones and
-        the coup's end for all (unless the camera is not watching: nothing is checked then)."""
+        the coup's end for all (unless the camera is not watching: nothing is checked then), a raise for its ante
+        in doubt."""
+        if isinstance(operation, Raise) and operation.seat in self._antes_in_doubt:
+            seat, ante = operation.seat, self.table.seats[operation.seat].fixed.get(Box.ANTE, 0)
+            return _refusal(operation.kind, f"seat {seat} ante: to be confirmed, the raise of {operation.amount} "
+                            f"cents not being {self.table.rules.profile.raise_multiple} times the {ante} read",
+                            f"place {seat} ante : montant à confirmer (relance : {euros_fr(operation.amount)} ; "
+                            f"ante lue : {euros_fr(ante)})", operation=operation)
         if isinstance(operation, NoMoreBets):
             waiting = sorted(self.to_confirm)
         elif isinstance(operation, PaymentDone | EndCoup) and operation.watched:
@@ -353,7 +376,7 @@ class Referee:
         zone, or the camera's next sure reading, settles it; a fold or a decision timeout settles a doubtful raise.
         A new coup keeps only the doubts on antes left on the felt for it."""
         if self.table.coup.number != coup:
-            self._keyed_paying = set()
+            self._keyed_paying, self._antes_in_doubt, self._antes_keyed, self._misread = set(), set(), set(), set()
             self.to_confirm = {(seat, box): reading for (seat, box), reading in self.to_confirm.items()
                                if box == "ante" and self.table.seats[seat].bets.get(Box.ANTE)}
             return
@@ -363,8 +386,23 @@ class Referee:
             self.to_confirm[body.seat, body.box] = body
         elif isinstance(operation, Raise | Fold | DecisionTimeout):
             self.to_confirm.pop((operation.seat, "raise"), None)
+            if operation.seat in self._antes_in_doubt:  # decided without it: the rules take no ante count now
+                self._antes_in_doubt.discard(operation.seat)
+                self.to_confirm.pop((operation.seat, "ante"), None)
+        elif isinstance(operation, ConfirmAnte):
+            self._antes_in_doubt.discard(operation.seat)
+            self._antes_keyed.add(operation.seat)
+            read = self.to_confirm.pop((operation.seat, "ante"), None)
+            if read is not None and read.amount != operation.amount:
+                self._misread.add((operation.seat, "ante"))
+                self.unvouched[operation.seat, "ante"] = read
         elif isinstance(body, DealerOperation) and isinstance(operation, PlaceBet):
             self.to_confirm.pop((operation.seat, operation.box.value), None)
+            if operation.box is Box.ANTE:
+                self._antes_keyed.add(operation.seat)
+        elif isinstance(body, ChipsChanged) and body.box == "ante" and isinstance(operation, PlaceBet):
+            if self.table.phase is Phase.BETTING:
+                self._antes_keyed.discard(body.seat)  # the camera's sure reading is the bet now
         elif isinstance(body, DealerOperation) and isinstance(operation, PaymentSeen):
             self.to_confirm.pop((operation.seat, operation.zone), None)
             self._keyed_paying.add((operation.seat, operation.zone))
@@ -385,6 +423,29 @@ class Referee:
             return not table.ante_within_limits(amount)
         stake = table.side_bet_stake(operation.box)
         return stake is not None and amount != stake
+
+    def _keyed(self, operation: Operation) -> Operation | Refusal:
+        """The dealer's operation, the amount he keys for an ante in doubt (``_antes_in_doubt``) being its count:
+        a correction of the ante fixed at « rien ne va plus » is taken only on a doubt the table raised."""
+        if isinstance(operation, PlaceBet) and operation.box is Box.ANTE and operation.seat in self._antes_in_doubt:
+            return ConfirmAnte(operation.t, operation.seat, operation.amount)
+        if isinstance(operation, ConfirmAnte) and operation.seat not in self._antes_in_doubt:
+            return _refusal(operation.kind, f"seat {operation.seat}'s ante is not in doubt",
+                            f"l'ante de la place {operation.seat} n'est pas en doute")
+        return operation
+
+    def _doubt_the_ante(self, raised: Raise) -> None:
+        """The dealer's raise not twice the ante the camera read at « rien ne va plus »: that reading may be a
+        stack's top chip, so he is asked to count the ante before his raise is judged (a player's wrong raise is
+        flagged on his count). An ante he keyed himself, or a seat not deciding, is not put in doubt; nor is the
+        ante by the camera's own reading of a raise, which may be the misread one (the dealer is asked the raise)."""
+        seat, state = raised.seat, self.table.seats.get(raised.seat)
+        if (self.table.phase is not Phase.DECISIONS or state is None or state.decision is not None
+                or seat in self._antes_keyed or not (ante := state.fixed.get(Box.ANTE))
+                or raised.amount == self.table.raise_required(seat)):
+            return
+        self._antes_in_doubt.add(seat)
+        self.to_confirm[seat, "ante"] = ChipsChanged(seat, "ante", ante)
 
     def _note_unvouched(self, reading: ChipsChanged) -> None:
         if reading.at_least or not reading.sure:

@@ -4,23 +4,31 @@ the camera reads it sure."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from tables import rules_for
 from test_payment import _event, settled, settled_referee
 
 from controller.bus.schema import ButtonPressed, CameraStatus, CardIdentified, ChipsChanged, DealerOperation
 from controller.referee import Referee
 from controller.rules.cards import full_deck
+from controller.rules.flags import FlagKind
 from controller.rules.history import format_operation
-from controller.rules.operations import Box, OpenSession, PaymentDone, Raise, Settle
+from controller.rules.operations import Box, ConfirmAnte, Fold, OpenSession, PaymentDone, Raise, Settle
 from controller.rules.table import Phase
 
 
 def betting_referee() -> Referee:
     referee = Referee(rules_for("fr-1959"))
-    for t, line in enumerate([format_operation(OpenSession(0, full_deck())).split(" ", 1)[1], "sit seat=1",
-                              "sit seat=3"], 1):
-        assert referee.handle(_event(DealerOperation(line), t)).refused is None
+    for body, t in opening_events():
+        assert referee.handle(_event(body, t)).refused is None
     return referee
+
+
+def opening_events() -> list[tuple[object, int]]:
+    """The session opened, seats 1 and 3 taken: each event and its time (ms)."""
+    lines = [format_operation(OpenSession(0, full_deck())).split(" ", 1)[1], "sit seat=1", "sit seat=3"]
+    return [(DealerOperation(line), t) for t, line in enumerate(lines, 1)]
 
 
 def test_an_unsure_bet_holds_no_more_bets_until_the_dealer_keys_the_amount():
@@ -60,21 +68,27 @@ def test_an_unsure_payment_holds_that_seats_payment_done_and_the_dealers_amount_
     assert isinstance(outcome.operation, PaymentDone) and outcome.flags == []
 
 
-def dealt_referee(ante: int) -> Referee:
-    """Seat 1 alone with ``ante`` cents, dealt from the keypad (cards unseen but the dealer's last): its decision is
-    due; the next event's time is 30 ms."""
-    referee = betting_referee()
-    for t, body in enumerate([ChipsChanged(1, "ante", ante), ButtonPressed("no_more_bets"),
-                              DealerOperation("shuffle shuffles=5 cuts=2"), DealerOperation("cut seat=1 accepted=yes")],
-                             10):
-        assert referee.handle(_event(body, t)).refused is None
+def dealt_events(ante: int, keyed: bool = False) -> list[tuple[object, int]]:
+    """Seat 1 alone with ``ante`` cents, read by the camera (``keyed``: by the dealer), dealt from the keypad
+    (cards unseen but the dealer's last), from the session's opening: its decision is due once they are played;
+    the next event's time is 30 ms."""
+    bet = DealerOperation(f"bet seat=1 box=ante amount={ante / 100:.2f}") if keyed else ChipsChanged(1, "ante", ante)
+    events = [*opening_events(), (bet, 10), (ButtonPressed("no_more_bets"), 11),
+              (DealerOperation("shuffle shuffles=5 cuts=2"), 12), (DealerOperation("cut seat=1 accepted=yes"), 13)]
     cards = iter(full_deck())
     for t in range(20, 30):
         position = "1" if t % 2 == 0 else "dealer"
         up = "yes" if position == "dealer" and t == 29 else "no"
-        line = f"deal position={position} card={next(cards) if up == 'yes' else '??'} face_up={up}"
-        assert referee.handle(_event(DealerOperation(line), t)).refused is None, line
-    assert referee.handle(_event(ButtonPressed("end_of_deal"), 30)).refused is None
+        events.append((DealerOperation(f"deal position={position} card={next(cards) if up == 'yes' else '??'} "
+                                       f"face_up={up}"), t))
+    return [*events, (ButtonPressed("end_of_deal"), 30)]
+
+
+def dealt_referee(ante: int, keyed: bool = False) -> Referee:
+    """A referee that played ``dealt_events``."""
+    referee = Referee(rules_for("fr-1959"))
+    for body, t in dealt_events(ante, keyed):
+        assert referee.handle(_event(body, t)).refused is None, body
     return referee
 
 
@@ -122,6 +136,57 @@ def test_a_sure_raise_not_twice_the_ante_is_never_acted_on_until_the_dealer_keys
     assert referee.state()["to_confirm"] == [{"seat": 1, "box": "raise", "amount": 10000, "at_least": False}]
     outcome = referee.handle(_event(DealerOperation("raise seat=1 amount=200.00"), 32))
     assert isinstance(outcome.operation, Raise) and outcome.flags == [] and referee.state()["to_confirm"] == []
+
+
+def _untimed(operation):
+    return replace(operation, t=0)
+
+
+def test_a_keyed_raise_not_twice_the_ante_read_asks_the_ante_and_the_dealers_count_is_the_ante():
+    """From above, two 25 € chips stacked can look like one, sure: the ante read 25 € where 50 € lies. The raise
+    the dealer counts, 100 €, is not twice that: before it is judged, he is asked the ante too."""
+    referee = dealt_referee(2500)
+    referee.handle(_event(ChipsChanged(1, "raise", 10000, sure=False), 31))  # a stack: asked
+    outcome = referee.handle(_event(DealerOperation("raise seat=1 amount=100.00"), 32))
+    assert outcome.refusal is not None and outcome.flags == [] and referee.table.seats[1].decision is None
+    assert outcome.refusal.reason_fr == "place 1 ante : montant à confirmer (relance : 100,00 € ; ante lue : 25,00 €)"
+    assert referee.state()["to_confirm"] == [{"seat": 1, "box": "ante", "amount": 2500, "at_least": False},
+                                             {"seat": 1, "box": "raise", "amount": 10000, "at_least": False}]
+    outcome = referee.handle(_event(DealerOperation("bet seat=1 box=ante amount=50.00"), 33))
+    assert _untimed(outcome.operation) == ConfirmAnte(0, 1, 5000) and outcome.flags == []
+    assert referee.table.raise_required(1) == 10000 and referee.state()["refusals"] == []
+    assert referee.state()["to_confirm"] == [{"seat": 1, "box": "raise", "amount": 10000, "at_least": False}]
+    outcome = referee.handle(_event(DealerOperation("raise seat=1 amount=100.00"), 34))
+    assert isinstance(outcome.operation, Raise) and outcome.flags == [] and referee.state()["to_confirm"] == []
+    # the camera's next sure reading of that ante is not taken as read: the dealer is asked again
+    referee.handle(_event(ChipsChanged(1, "ante", 2500), 35))
+    assert referee.state()["to_confirm"] == [{"seat": 1, "box": "ante", "amount": 2500, "at_least": False}]
+
+
+def test_a_players_wrong_raise_is_flagged_on_the_dealers_count_of_both():
+    referee = dealt_referee(2500)
+    assert referee.handle(_event(DealerOperation("raise seat=1 amount=100.00"), 31)).refusal is not None
+    outcome = referee.handle(_event(DealerOperation("bet seat=1 box=ante amount=25.00"), 32))
+    assert _untimed(outcome.operation) == ConfirmAnte(0, 1, 2500) and outcome.flags == []
+    outcome = referee.handle(_event(DealerOperation("raise seat=1 amount=100.00"), 33))
+    assert [flag.kind for flag in outcome.flags] == [FlagKind.RAISE_NOT_TWICE_ANTE]
+    # an ante the dealer keyed himself is not asked again: his raise is judged on it at once
+    referee = dealt_referee(2500, keyed=True)
+    outcome = referee.handle(_event(DealerOperation("raise seat=1 amount=100.00"), 31))
+    assert [flag.kind for flag in outcome.flags] == [FlagKind.RAISE_NOT_TWICE_ANTE]
+
+
+def test_an_ante_is_corrected_only_on_a_doubt_the_table_raised_and_a_fold_ends_the_doubt():
+    referee = dealt_referee(2500)
+    outcome = referee.handle(_event(DealerOperation("confirm-ante seat=1 amount=50.00"), 31))
+    assert outcome.refusal is not None and outcome.refusal.reason_fr == "l'ante de la place 1 n'est pas en doute"
+    # an ante keyed after « rien ne va plus » unasked is a moved bet, as before
+    outcome = referee.handle(_event(DealerOperation("bet seat=1 box=ante amount=50.00"), 32))
+    assert [flag.kind for flag in outcome.flags] == [FlagKind.BET_AFTER_NO_MORE_BETS]
+    referee = dealt_referee(2500)
+    referee.handle(_event(DealerOperation("raise seat=1 amount=100.00"), 31))
+    assert isinstance(referee.handle(_event(DealerOperation("fold seat=1"), 32)).operation, Fold)
+    assert referee.state()["to_confirm"] == []
 
 
 def showdown_waiting_for_a_card() -> tuple[Referee, int]:

@@ -55,10 +55,31 @@ class DoubtingVision(DirectVision):
         return events
 
 
-def _play(tmp_path, vision: DirectVision):
+class TopChipVision(DirectVision):
+    """A perfect camera, except that a casino stack of two identical chips looks to it like one chip, and it is
+    sure of it: the silent misread an overhead camera can make (models/EXPERIMENTS.md, 2026-12-06)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.misreads = 0
+
+    def see(self, scene: SceneState) -> list[tuple[str, AnyBody]]:
+        events = []
+        for topic, body in super().see(scene):
+            stack = next((s for s in scene.chips if isinstance(body, ChipsChanged) and (s.seat, s.box) == (body.seat,
+                                                                                                          body.box)),
+                         None)
+            if stack is not None and stack.stacked and len(stack.chips) == 2 and stack.chips[0] == stack.chips[1]:
+                body = ChipsChanged(body.seat, body.box, stack.chips[1])
+                self.misreads += 1
+            events.append((topic, body))
+        return events
+
+
+def _play(tmp_path, vision: DirectVision, script_text: str = SCRIPT):
     """The script played on the real stack with ``vision`` for a camera: the timeline and the dealer's
     confirmations."""
-    script = parse_script(SCRIPT)
+    script = parse_script(script_text)
     timeline = build_timeline(script)
     stack = start_stack(tmp_path, script.profile)
     context = zmq.Context()
@@ -111,6 +132,33 @@ def test_a_doubt_the_camera_settles_itself_is_not_keyed_by_the_dealer(tmp_path):
     vision = DoubtingVision(settles=True)
     timeline, confirmations = _play(tmp_path, vision)
     assert vision.doubts >= 4 and confirmations == []
+    flags, settled = _recorded(tmp_path)
+    assert flags == Counter((f.coup, f.kind, f.seat) for plan in timeline.coups for f in plan.flags)
+    assert settled == {plan.number: plan.settlement for plan in timeline.coups}
+
+
+def test_an_ante_misread_surely_is_counted_by_the_dealer_once_the_raise_is_not_twice_it(tmp_path):
+    """Seat 1's 50 € ante is two 25 € chips stacked, read as one: its 100 € raise (one chip) is not twice the ante
+    read, so the dealer is asked the raise, then the ante, then the raise again, and the coup settles and flags as
+    the rules core says (without the ante's count: the raise flagged, the ante paid 25 €)."""
+    script = """
+profile = "fr-2007"
+seats = [1, 3]
+
+[[coup]]
+seed = 21
+bets = { 1 = { ante = 5000 }, 3 = { ante = 1500 } }
+decisions = { 1 = "raise", 3 = "raise" }
+stacked = [1]
+"""
+    vision = TopChipVision()
+    timeline, confirmations = _play(tmp_path, vision, script)
+    assert vision.misreads >= 1
+    asked = [(seat, zone, amount) for _coup, seat, zone, amount in confirmations]
+    assert asked[:3] == [(1, "raise", 10000), (1, "ante", 5000), (1, "raise", 10000)]
+    # the camera's readings of that ante are doubted from then on: he keys what he paid there (the dealer does
+    # not qualify: 50 € on the 50 € ante)
+    assert (1, "ante", 10000) in asked[3:]
     flags, settled = _recorded(tmp_path)
     assert flags == Counter((f.coup, f.kind, f.seat) for plan in timeline.coups for f in plan.flags)
     assert settled == {plan.number: plan.settlement for plan in timeline.coups}

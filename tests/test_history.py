@@ -13,7 +13,7 @@ from controller.profiles import load_profile
 from controller.rules.cards import parse_card
 from controller.rules.errors import HistoryError
 from controller.rules.history import format_history, format_operation, parse_history, parse_operation
-from controller.rules.operations import DEALER, Box, DealCard, DeclareVoid, IdentifyCard, PlaceBet
+from controller.rules.operations import DEALER, Box, ConfirmAnte, DealCard, DeclareVoid, IdentifyCard, PlaceBet
 from controller.rules.profile import TableRules
 from controller.rules.summary import table_summary
 from controller.rules.table import Table
@@ -49,6 +49,7 @@ def test_lines_read_as_a_person_would_write_them():
     assert format_operation(PlaceBet(1005, 3, Box.ANTE, 2050)) == "1.005 bet seat=3 box=ante amount=20.50"
     assert format_operation(IdentifyCard(9, 2, 0, parse_card("Th"))) == "0.009 identify position=2 index=1 card=Th"
     assert parse_operation("3.000 deal position=4 card=?? face_up=no") == DealCard(3000, 4, None, False)
+    assert parse_operation("4.000 confirm-ante seat=2 amount=50.00") == ConfirmAnte(4000, 2, 5000)
 
 
 def test_free_text_is_quoted_and_read_back():

@@ -5,12 +5,17 @@ from __future__ import annotations
 
 import pytest
 from starlette.testclient import TestClient
+from tables import rules_for
+from test_confirmation import dealt_events
+from test_payment import _event
 from webutil import PASSWORD, SAME_SITE, fast_hasher, faulty_coups, recorded_store, table_config
 
 from controller.bus.schema import ButtonPressed, CardIdentified, CardPlaced, ChipsChanged, DealerOperation, Envelope
+from controller.referee import Referee
 from controller.rules.french import euros_fr
 from controller.rules.history import format_money
 from controller.web.app import create_app
+from controller.web.dealer_entries import DealerEntries
 
 
 def _after(envelopes: list[tuple[str, Envelope]], index: int, topic: str, body, publisher: str,
@@ -153,3 +158,19 @@ def test_the_signed_report_carries_the_entries(doubted):
     last = client.get("/api/coups").json()[-1]["number"]
     report = client.get(f"/api/coups/{last}/report").json()["report"]
     assert [entry["where"] for entry in report["dealer_entries"] if entry["differs"]][0] == f"place {seat}, ante"
+
+
+def test_an_ante_the_dealer_counted_because_of_a_raise_shows_beside_the_cameras_reading():
+    """The camera read a 50 € ante as its top 25 € chip, sure; the raise was not twice that, so the dealer counted
+    the ante (``ConfirmAnte``), then the raise again, asked: surveillance sees his count beside the camera's
+    reading, the difference marked."""
+    referee, entries = Referee(rules_for("fr-1959")), DealerEntries()
+    events = [*dealt_events(2500), (DealerOperation("raise seat=1 amount=100.00"), 31),
+              (DealerOperation("bet seat=1 box=ante amount=50.00"), 32),
+              (DealerOperation("raise seat=1 amount=100.00"), 33)]
+    for event_id, (body, t) in enumerate(events, 1):
+        entries.play(referee, event_id, None, _event(body, t))
+    shown = [(e["where"], e["keyed"], e["camera"], e["camera_sure"], e["asked"], e["differs"]) for e in entries.entries
+             if "ante" in e["where"] or "relance" in e["where"]]
+    assert shown == [("place 1, ante", euros_fr(5000), euros_fr(2500), True, True, True),
+                     ("place 1, relance", euros_fr(10000), None, None, True, False)]

@@ -17,6 +17,7 @@ from controller.rules.operations import (
     OPERATION_TYPES,
     Box,
     BuyCard,
+    ConfirmAnte,
     DealCard,
     EndCoup,
     ExposeCard,
@@ -62,6 +63,8 @@ def test_every_action_has_a_check_a_question_and_the_action():
      "la carte 1 (place 1) est déjà connue : As"),
     (lambda t: t.open_session(T, full_deck()), "not closed or betting", "pas « table fermée » ou « mises »"),
     (lambda t: t.raise_(T, 1, -5), "a raise of -5 cents", "relance de −0,05 €"),
+    (lambda t: t.confirm_ante(T, 1, 0), "an ante of 0 cents", "ante de 0,00 €"),
+    (lambda t: t.confirm_ante(T, 2, 2000), "seat 2 has no hand in this coup", "la place 2 n'a pas de main"),
 ])
 def test_refusals_say_why_in_english_and_in_french(make, reason, reason_fr):
     table = dealt_table(rules_for(card_purchase=True), HANDS)
@@ -88,6 +91,26 @@ def test_a_flag_says_in_french_what_happened_with_its_amounts_and_what_to_do():
                               "réglée au montant de la règle, l'excédent rendu")
     assert flag.kind.instruction_fr == "Régler la relance comme indiqué ; appeler le chef de table"
     assert all(kind.instruction_fr and kind.instruction_en for kind in FlagKind)
+
+
+def test_an_ante_confirmed_while_its_seat_decides_is_the_ante_its_raise_and_settlement_go_by():
+    table = dealt_table(rules_for(), HANDS, {1: 2500, 3: 1000})
+    table.confirm_ante(T, 1, 5000)
+    assert table.seats[1].fixed[Box.ANTE] == 5000 and table.raise_required(1) == 10000
+    assert table.coup_flags() == []
+    table.raise_(T, 1, 10000)
+    assert table.coup_flags() == []  # twice the ante confirmed: no wrong raise
+    with pytest.raises(ActionRefused, match="seat 1 has already chosen to raise"):
+        table.confirm_ante(T, 1, 2500)  # the decision is judged on the ante as it stood
+    table.fold(T, 3)
+    table.show_dealer_hand(T)
+    table.settle(T)
+    ante_line = next(p for p in table.last_settlement.payouts if p.seat == 1 and p.line.value == "ante")
+    assert ante_line.stake == 5000
+    # an ante confirmed outside the table's limits is flagged as at « rien ne va plus »
+    table = dealt_table(rules_for(), HANDS)
+    table.confirm_ante(T, 3, 60000)
+    assert [(flag.kind, flag.seat) for flag in table.coup_flags()] == [(FlagKind.BET_OUTSIDE_LIMITS, 3)]
 
 
 def test_a_bought_card_the_camera_never_read_is_what_the_settlement_waits_for():
@@ -243,6 +266,8 @@ def _random_operation(data, kind, t, seat, deck):
         return BuyCard(t, seat, data.draw(st.integers(-1, 6)), 1000)
     if kind == "bet":
         return PlaceBet(t, seat, Box.ANTE, data.draw(st.integers(-5, 5000)))
+    if kind == "confirm-ante":
+        return ConfirmAnte(t, seat, data.draw(st.integers(-5, 5000)))
     if kind == "look":
         return PlayerLooks(t, seat)
     if kind == "expose":
@@ -257,7 +282,8 @@ def test_random_operations_are_refused_or_applied_never_crash(data):
     table = dealt_table(rules_for(card_purchase=True, bonus=True), HANDS)
     deck = list(full_deck())
     for step in range(30):
-        kind = data.draw(st.sampled_from(["deal", "fold", "raise", "buy", "bet", "end", "look", "expose"]))
+        kind = data.draw(st.sampled_from(["deal", "fold", "raise", "buy", "bet", "confirm-ante", "end", "look",
+                                          "expose"]))
         seat = data.draw(st.integers(-1, 9))
         t = table.log[-1].t + step
         op = _random_operation(data, kind, t, seat, deck)

@@ -114,6 +114,16 @@ class EndDeal(Operation):
 
 
 @dataclass(frozen=True, slots=True)
+class ConfirmAnte(Operation):
+    """The dealer's count of a seat's ante while the seat decides, its amount as fixed at « rien ne va plus » being
+    in doubt: the ante the coup settles. From above, a stack of two identical chips can look like one; a raise that
+    is not twice the ante read is how that shows (``controller.referee``)."""
+
+    seat: int
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
 class Fold(Operation):
     seat: int
 
@@ -212,6 +222,7 @@ OPERATION_TYPES: dict[str, type[Operation]] = {
     "expose": ExposeCard,
     "look": PlayerLooks,
     "end-deal": EndDeal,
+    "confirm-ante": ConfirmAnte,
     "fold": Fold,
     "raise": Raise,
     "buy": BuyCard,
@@ -241,6 +252,7 @@ _NAMES_FR: dict[str, tuple[str, bool]] = {
     "expose": ("carte exposée", True),
     "look": ("regard du joueur", False),
     "end-deal": ("fin de donne", True),
+    "confirm-ante": ("confirmation de l'ante", True),
     "fold": ("passe", True),
     "raise": ("relance", True),
     "buy": ("achat de carte", False),

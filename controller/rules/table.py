@@ -27,6 +27,7 @@ from .operations import (
     DEALER,
     Box,
     BuyCard,
+    ConfirmAnte,
     DealBoughtCard,
     DealCard,
     DecisionTimeout,
@@ -314,6 +315,9 @@ class Table:
     def end_deal(self, t: int) -> EndDeal:
         return self.apply(EndDeal(t))
 
+    def confirm_ante(self, t: int, seat: int, amount: int) -> ConfirmAnte:
+        return self.apply(ConfirmAnte(t, seat, amount))
+
     def fold(self, t: int, seat: int) -> Fold:
         return self.apply(Fold(t, seat))
 
@@ -368,7 +372,8 @@ class Table:
         return self.rules.profile.jackpot_stake_cents if self.rules.jackpot else None
 
     def raise_required(self, seat: int) -> int:
-        """The raise the rule asks of the seat: its ante fixed at « rien ne va plus » times the profile's multiple."""
+        """The raise the rule asks of the seat: its ante fixed at « rien ne va plus » (or as the dealer confirmed it
+        since, ``ConfirmAnte``) times the profile's multiple."""
         return self.seats[seat].fixed.get(Box.ANTE, 0) * self.rules.profile.raise_multiple
 
     def hand_of(self, position: int) -> Hand:
@@ -566,11 +571,8 @@ class Table:
             seat.in_play = seat.occupied and ante > 0
             if not seat.occupied:
                 continue
-            if ante and not self.ante_within_limits(ante):
-                self._flag(FlagKind.BET_OUTSIDE_LIMITS, Severity.WARNING, number,
-                           f"ante {ante} cents outside the table's {rules.minimum_cents}..{rules.maximum_cents}",
-                           f"ante de {euros_fr(ante)} hors des limites de la table "
-                           f"({euros_fr(rules.minimum_cents)} à {euros_fr(rules.maximum_cents)})")
+            if ante:
+                self._check_ante_limits(number, ante)
             for box in (Box.BONUS, Box.JACKPOT):
                 self._check_side_bet(seat, box)
         self.coup.players = [number for number, seat in self.seats.items() if seat.in_play]
@@ -580,6 +582,14 @@ class Table:
                        f"{len(self.coup.players)} players, the profile allows {players_max}",
                        f"{len(self.coup.players)} joueurs, la règle en permet {players_max}")
         self.phase = Phase.DEALING
+
+    def _check_ante_limits(self, number: int, ante: int) -> None:
+        rules = self.rules
+        if not self.ante_within_limits(ante):
+            self._flag(FlagKind.BET_OUTSIDE_LIMITS, Severity.WARNING, number,
+                       f"ante {ante} cents outside the table's {rules.minimum_cents}..{rules.maximum_cents}",
+                       f"ante de {euros_fr(ante)} hors des limites de la table "
+                       f"({euros_fr(rules.minimum_cents)} à {euros_fr(rules.maximum_cents)})")
 
     def _check_side_bet(self, seat: SeatState, box: Box) -> None:
         """A side bet plays only when offered, beside an ante, and at the profile's stake
@@ -775,6 +785,19 @@ class Table:
             raise ActionRefused(op.kind, f"seat {seat_number} has already chosen to {seat.decision.value}",
                                 f"la place {seat_number} a déjà choisi de {chosen_fr}")
         return seat
+
+    def _verify_confirm_ante(self, op: ConfirmAnte) -> None:
+        # before the seat's decision: its raise, and any flag on it, are judged on the ante confirmed
+        self._require_deciding(op, op.seat)
+        self._refuse_unless(op.amount > 0, op, f"an ante of {op.amount} cents",
+                            f"ante de {euros_fr(op.amount)}")
+
+    def _confirm_ante(self, op: ConfirmAnte) -> None:
+        seat = self.seats[op.seat]
+        if seat.fixed[Box.ANTE] == op.amount:
+            return
+        seat.fixed[Box.ANTE] = seat.bets[Box.ANTE] = op.amount
+        self._check_ante_limits(op.seat, op.amount)
 
     def _verify_fold(self, op: Fold) -> None:
         self._require_deciding(op, op.seat)
@@ -1130,6 +1153,7 @@ class Table:
         ExposeCard: (_verify_expose_card, _expose_card),
         PlayerLooks: (_verify_player_looks, _player_looks),
         EndDeal: (_verify_end_deal, _end_deal),
+        ConfirmAnte: (_verify_confirm_ante, _confirm_ante),
         Fold: (_verify_fold, _fold),
         Raise: (_verify_raise, _raise),
         BuyCard: (_verify_buy_card, _buy_card),

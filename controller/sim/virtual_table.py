@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import zmq
 
@@ -98,6 +98,14 @@ class Results:
                    for line in body.settlement.get("payouts", []) if int(line["net"]) > 0)  # type: ignore
 
 
+def _undecided(state: dict[str, Any]) -> list[int]:
+    """The seats still to decide in a table state (none outside the decisions, or in a void coup)."""
+    if state.get("phase") != "decisions" or state.get("coup_void"):
+        return []
+    return [int(number) for number, seat in (state.get("seats") or {}).items()
+            if seat.get("in_play") and not seat.get("decision") and not seat.get("hand_void")]
+
+
 def _still_in_doubt(doubts: dict[K, float], asked: list[K], seconds: float = DOUBT_SETTLES_S) -> dict[K, float]:
     """The camera's doubts (key -> when it went out) the dealer is still to be asked about: a doubt is settled for
     him once the table asks about it, or, ``seconds`` on, still does not (the camera's next reading vouched first)."""
@@ -136,10 +144,13 @@ class VirtualTable:
         self.phase = ""
         self.waiting_for = ""
         self.scene = SceneState()
-        #: the zones the table last asked the dealer to confirm, and the camera's doubtful readings the table has
-        #: not yet been seen to ask about (zone -> when the doubt went out)
-        self._to_confirm: list[tuple[int, str]] = []
+        #: the zones the table last asked the dealer to confirm (zone -> the amount read there), and the camera's
+        #: doubtful readings the table has not yet been seen to ask about (zone -> when the doubt went out)
+        self._to_confirm: dict[tuple[int, str], int] = {}
         self._doubts: dict[tuple[int, str], float] = {}
+        #: the zones whose ante he corrected in this coup: the table doubts the camera's readings of them from then
+        #: on, as the camera's own doubtful ones, and so does he
+        self._misread: set[tuple[int, str]] = set()
         #: the amounts he keyed for zones still asked about (the engine has not read them yet), and whether he is
         #: done paying the seat: while paying he keys a zone's amount only once his chips lie there
         self._keyed: dict[tuple[int, str], int] = {}
@@ -151,6 +162,8 @@ class VirtualTable:
         #: the same for cards: (position, index) the table asked about, and the camera's doubtful cards
         self._cards_to_confirm: list[tuple[int, int]] = []
         self._card_doubts: dict[tuple[int, int], float] = {}
+        #: the seats the table's last state shows deciding
+        self._undecided: list[int] = []
 
     # -- reading the bus
     def _absorb(self, timeout_ms: int) -> None:
@@ -183,8 +196,10 @@ class VirtualTable:
             self.last_refusal = body.reason
         elif isinstance(body, TableState):
             coup = body.state.get("coup")
-            self.coup_number = coup if isinstance(coup, int) else self.coup_number
+            if isinstance(coup, int) and coup != self.coup_number:
+                self.coup_number, self._misread = coup, set()
             self.phase = str(body.state.get("phase") or "")
+            self._undecided = _undecided(body.state)
             self.state_seen = True
             self._confirm(body.state.get("to_confirm") or [])
             self._confirm_cards(body.state.get("cards_to_confirm") or [])
@@ -197,7 +212,8 @@ class VirtualTable:
             self._note_doubt(body)
 
     def _note_doubt(self, body: AnyBody) -> None:
-        if isinstance(body, ChipsChanged) and not body.sure:
+        misread = isinstance(body, ChipsChanged) and body.amount and (body.seat, body.box) in self._misread
+        if isinstance(body, ChipsChanged) and (not body.sure or misread):
             self._doubts[body.seat, body.box] = time.monotonic()
             self._vouched.pop((body.seat, body.box), None)
         elif isinstance(body, ChipsChanged):
@@ -209,8 +225,9 @@ class VirtualTable:
         """The dealer answers each zone the table asks him to confirm with the chips that lie there (the scene's
         truth), keyed as the operation of the phase; while paying, once he has paid the seat (at his press of
         « paiement terminé »), so that he keys what he paid."""
-        asked = [(int(entry["seat"]), str(entry["box"])) for entry in to_confirm]  # type: ignore[call-overload]
-        self._doubts = _still_in_doubt(self._doubts, asked)
+        asked = {(int(entry["seat"]), str(entry["box"])): int(entry["amount"])  # type: ignore[call-overload]
+                 for entry in to_confirm}
+        self._doubts = _still_in_doubt(self._doubts, list(asked))
         self._to_confirm = asked
         self._keyed = {zone: amount for zone, amount in self._keyed.items() if zone in asked}
         self._answer()
@@ -229,6 +246,11 @@ class VirtualTable:
                 line = f"raise seat={seat} amount={format_money(amount)}"
             else:
                 line = f"bet seat={seat} box={zone} amount={format_money(amount)}"
+            if zone == "ante" and self.phase == "decisions":
+                # the ante asked while the seat decides: his raise was refused on it, and is keyed again after it
+                self._keyed.pop((seat, "raise"), None)
+                if amount != self._to_confirm[seat, zone]:
+                    self._misread.add((seat, zone))
             self.publisher.publish("dealer.keypad", DealerOperation(line))
             self.results.confirmations.append((self.coup_number, seat, zone, amount))
             self._keyed[seat, zone] = amount
@@ -313,6 +335,11 @@ class VirtualTable:
                 if self.pace_s:
                     self.pause(self.pace_s)
             case KeypadEntry(line=line):
+                if line.split(" ", 1)[0] == "show-dealer":
+                    # he shows his hand once the display shows every decision taken: a raise it asks about is not
+                    with contextlib.suppress(RuntimeError):
+                        self._wait(lambda: self.phase == "decisions" and not self._undecided and self._answered_all(),
+                                   "every seat's decision")
                 self.publisher.publish("dealer.keypad", DealerOperation(line))
             case ButtonPress(button=button):
                 # The dealer presses once the display asks him nothing more (the camera's doubts answered); an answer

@@ -18,6 +18,7 @@ from controller.rules.errors import CardError
 from controller.rules.french import euros_fr
 from controller.rules.operations import (
     DEALER,
+    ConfirmAnte,
     DealBoughtCard,
     DealCard,
     IdentifyCard,
@@ -102,6 +103,8 @@ class DealerEntries:
         match keyed:
             case PlaceBet(seat=seat, box=box, amount=amount):
                 zone = (seat, box.value)
+            case ConfirmAnte(seat=seat, amount=amount):
+                zone = (seat, "ante")
             case Raise(seat=seat, amount=amount):
                 zone = (seat, "raise")
             case PaymentSeen(seat=seat, zone=paid, amount=amount):
