@@ -437,12 +437,13 @@ class Referee:
     def _doubt_the_ante(self, raised: Raise) -> None:
         """The dealer's raise not twice the ante the camera read at « rien ne va plus »: that reading may be a
         stack's top chip, so he is asked to count the ante before his raise is judged (a player's wrong raise is
-        flagged on his count). An ante he keyed himself, or a seat not deciding, is not put in doubt; nor is the
-        ante by the camera's own reading of a raise, which may be the misread one (the dealer is asked the raise)."""
+        flagged on his count). An ante he keyed himself, one seen moved since (flagged then: the ante fixed is what
+        is settled), or a seat not deciding, is not put in doubt; nor is the ante by the camera's own reading of a
+        raise, which may be the misread one (the dealer is asked the raise)."""
         seat, state = raised.seat, self.table.seats.get(raised.seat)
         if (self.table.phase is not Phase.DECISIONS or state is None or state.decision is not None
                 or seat in self._antes_keyed or not (ante := state.fixed.get(Box.ANTE))
-                or raised.amount == self.table.raise_required(seat)):
+                or state.bets.get(Box.ANTE) != ante or raised.amount == self.table.raise_required(seat)):
             return
         self._antes_in_doubt.add(seat)
         self.to_confirm[seat, "ante"] = ChipsChanged(seat, "ante", ante)

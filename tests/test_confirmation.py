@@ -174,6 +174,12 @@ def test_a_players_wrong_raise_is_flagged_on_the_dealers_count_of_both():
     referee = dealt_referee(2500, keyed=True)
     outcome = referee.handle(_event(DealerOperation("raise seat=1 amount=100.00"), 31))
     assert [flag.kind for flag in outcome.flags] == [FlagKind.RAISE_NOT_TWICE_ANTE]
+    # nor is an ante seen moved after « rien ne va plus » (flagged then): the ante fixed is what is settled
+    referee = dealt_referee(2500)
+    outcome = referee.handle(_event(ChipsChanged(1, "ante", 3000), 31))
+    assert [flag.kind for flag in outcome.flags] == [FlagKind.BET_AFTER_NO_MORE_BETS]
+    outcome = referee.handle(_event(DealerOperation("raise seat=1 amount=100.00"), 32))
+    assert [flag.kind for flag in outcome.flags] == [FlagKind.RAISE_NOT_TWICE_ANTE]
 
 
 def test_an_ante_is_corrected_only_on_a_doubt_the_table_raised_and_a_fold_ends_the_doubt():

@@ -110,8 +110,10 @@ def busiest_state() -> dict:
     events = []
     for operation in busiest_coup(rules).log:
         if isinstance(operation, Raise) and operation.seat == 2:
-            # a raise the rules would flag is held for the dealer even read sure (the referee): he keys it
-            events.append(DealerOperation(format_operation(operation).split(" ", 1)[1]))
+            # a raise the rules would flag is held for the dealer even read sure (the referee): he keys it; not
+            # twice the ante the camera read, it is refused until he counts that ante too, then keys it again
+            raised = DealerOperation(format_operation(operation).split(" ", 1)[1])
+            events += [raised, DealerOperation("bet seat=2 box=ante amount=10.00"), raised]
         else:
             events += [body for _ms, _topic, body in bus_events([operation])]
     events += [ButtonPressed("payment_done")] * 4 + [DealerOperation("end-coup"), DealerOperation("end-coup"),
