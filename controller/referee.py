@@ -162,9 +162,10 @@ class Referee:
         self.unvouched: dict[tuple[int, str], ChipsChanged] = {}
         #: the zones the dealer keyed an amount for in this coup's payment
         self._keyed_paying: set[tuple[int, str]] = set()
-        #: seats whose ante as the camera read it at « rien ne va plus » is in doubt: their raise is not twice it
-        #: (from above, two identical chips stacked can look like one). The dealer's count settles it (``ConfirmAnte``)
-        self._antes_in_doubt: set[int] = set()
+        #: seats whose ante as the camera read it at « rien ne va plus » is in doubt, -> that reading: their raise
+        #: is not twice it (from above, two identical chips stacked can look like one). Only the dealer's count
+        #: settles it (``ConfirmAnte``), or the seat's leaving the decisions
+        self._antes_in_doubt: dict[int, ChipsChanged] = {}
         #: seats whose ante in this coup is the dealer's word, not the camera's: no raise puts it in doubt
         self._antes_keyed: set[int] = set()
         #: zones of this coup the dealer's count showed the camera misread, surely: its readings of them are not
@@ -310,8 +311,10 @@ class Referee:
         if isinstance(operation, Refusal):
             return Outcome(refused=operation.reason, refusal=operation)
         body = envelope.body
-        if isinstance(body, ChipsChanged) and body.sure:
-            self.to_confirm.pop((body.seat, body.box), None)  # a sure reading settles a doubt, whatever it does
+        if isinstance(body, ChipsChanged) and body.sure and not (body.box == "ante"
+                                                                 and body.seat in self._antes_in_doubt):
+            # a sure reading settles a doubt, whatever it does; an ante in doubt was read sure, and is the doubt
+            self.to_confirm.pop((body.seat, body.box), None)
         if (isinstance(body, ChipsChanged) and not body.sure
                 and (self.table.phase in (Phase.DEALING, Phase.DECISIONS, Phase.SHOWDOWN) or self._pays_early(body))):
             # Nothing is decided or flagged on a doubtful amount: a raise, or a bet that seems to move after « rien
@@ -376,7 +379,7 @@ class Referee:
         zone, or the camera's next sure reading, settles it; a fold or a decision timeout settles a doubtful raise.
         A new coup keeps only the doubts on antes left on the felt for it."""
         if self.table.coup.number != coup:
-            self._keyed_paying, self._antes_in_doubt, self._antes_keyed, self._misread = set(), set(), set(), set()
+            self._keyed_paying, self._antes_in_doubt, self._antes_keyed, self._misread = set(), {}, set(), set()
             self.to_confirm = {(seat, box): reading for (seat, box), reading in self.to_confirm.items()
                                if box == "ante" and self.table.seats[seat].bets.get(Box.ANTE)}
             return
@@ -386,14 +389,11 @@ class Referee:
             self.to_confirm[body.seat, body.box] = body
         elif isinstance(operation, Raise | Fold | DecisionTimeout):
             self.to_confirm.pop((operation.seat, "raise"), None)
-            if operation.seat in self._antes_in_doubt:  # decided without it: the rules take no ante count now
-                self._antes_in_doubt.discard(operation.seat)
-                self.to_confirm.pop((operation.seat, "ante"), None)
         elif isinstance(operation, ConfirmAnte):
-            self._antes_in_doubt.discard(operation.seat)
+            read = self._antes_in_doubt.pop(operation.seat)
+            self.to_confirm.pop((operation.seat, "ante"), None)
             self._antes_keyed.add(operation.seat)
-            read = self.to_confirm.pop((operation.seat, "ante"), None)
-            if read is not None and read.amount != operation.amount:
+            if read.amount != operation.amount:
                 self._misread.add((operation.seat, "ante"))
                 self.unvouched[operation.seat, "ante"] = read
         elif isinstance(body, DealerOperation) and isinstance(operation, PlaceBet):
@@ -406,6 +406,10 @@ class Referee:
         elif isinstance(body, DealerOperation) and isinstance(operation, PaymentSeen):
             self.to_confirm.pop((operation.seat, operation.zone), None)
             self._keyed_paying.add((operation.seat, operation.zone))
+        for seat in [seat for seat in self._antes_in_doubt if not self._may_count_ante(seat)]:
+            # decided, folded, timed out, its hand or the coup void: the rules take no count of its ante now
+            del self._antes_in_doubt[seat]
+            self.to_confirm.pop((seat, "ante"), None)
 
     def _breaks_a_betting_rule(self, reading: ChipsChanged, operation: Operation | Refusal | None) -> bool:
         """Whether a chip reading the camera vouches for would, taken as read (``operation``), be flagged for its
@@ -427,7 +431,8 @@ class Referee:
     def _keyed(self, operation: Operation) -> Operation | Refusal:
         """The dealer's operation, the amount he keys for an ante in doubt (``_antes_in_doubt``) being its count:
         a correction of the ante fixed at « rien ne va plus » is taken only on a doubt the table raised."""
-        if isinstance(operation, PlaceBet) and operation.box is Box.ANTE and operation.seat in self._antes_in_doubt:
+        if (isinstance(operation, PlaceBet) and operation.box is Box.ANTE and operation.seat in self._antes_in_doubt
+                and self.table.phase is Phase.DECISIONS):
             return ConfirmAnte(operation.t, operation.seat, operation.amount)
         if isinstance(operation, ConfirmAnte) and operation.seat not in self._antes_in_doubt:
             return _refusal(operation.kind, f"seat {operation.seat}'s ante is not in doubt",
@@ -441,12 +446,15 @@ class Referee:
         is settled), or a seat not deciding, is not put in doubt; nor is the ante by the camera's own reading of a
         raise, which may be the misread one (the dealer is asked the raise)."""
         seat, state = raised.seat, self.table.seats.get(raised.seat)
-        if (self.table.phase is not Phase.DECISIONS or state is None or state.decision is not None
-                or seat in self._antes_keyed or not (ante := state.fixed.get(Box.ANTE))
-                or state.bets.get(Box.ANTE) != ante or raised.amount == self.table.raise_required(seat)):
+        if (state is None or seat in self._antes_keyed or not self._may_count_ante(seat) or not self.table.can(raised)
+                or state.bets.get(Box.ANTE) != (ante := state.fixed[Box.ANTE])
+                or raised.amount == self.table.raise_required(seat)):
             return
-        self._antes_in_doubt.add(seat)
-        self.to_confirm[seat, "ante"] = ChipsChanged(seat, "ante", ante)
+        self._antes_in_doubt[seat] = self.to_confirm[seat, "ante"] = ChipsChanged(seat, "ante", ante)
+
+    def _may_count_ante(self, seat: int) -> bool:
+        """Whether the rules would take the dealer's count of the seat's ante now (``ConfirmAnte``)."""
+        return self.table.can(ConfirmAnte(self.table.last_t, seat, 1))
 
     def _note_unvouched(self, reading: ChipsChanged) -> None:
         if reading.at_least or not reading.sure:

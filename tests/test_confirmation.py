@@ -14,7 +14,7 @@ from controller.referee import Referee
 from controller.rules.cards import full_deck
 from controller.rules.flags import FlagKind
 from controller.rules.history import format_operation
-from controller.rules.operations import Box, ConfirmAnte, Fold, OpenSession, PaymentDone, Raise, Settle
+from controller.rules.operations import Box, ConfirmAnte, Fold, OpenSession, PaymentDone, PlaceBet, Raise, Settle
 from controller.rules.table import Phase
 
 
@@ -193,6 +193,30 @@ def test_an_ante_is_corrected_only_on_a_doubt_the_table_raised_and_a_fold_ends_t
     referee.handle(_event(DealerOperation("raise seat=1 amount=100.00"), 31))
     assert isinstance(referee.handle(_event(DealerOperation("fold seat=1"), 32)).operation, Fold)
     assert referee.state()["to_confirm"] == []
+    # the doubt is gone with the decision: an ante keyed now is a bet again (collected with the fold)
+    assert isinstance(referee.handle(_event(DealerOperation("bet seat=1 box=ante amount=0.00"), 33)).operation,
+                      PlaceBet)
+
+
+def test_a_void_coup_ends_the_antes_doubt_and_the_camera_cannot_settle_it():
+    referee = dealt_referee(2500)
+    referee.handle(_event(DealerOperation("raise seat=1 amount=100.00"), 31))
+    # the camera reads the ante again, sure, as it read it: that reading is the doubt, it settles nothing
+    referee.handle(_event(ChipsChanged(1, "ante", 2500), 32))
+    assert [entry["box"] for entry in referee.state()["to_confirm"]] == ["ante", "raise"]
+    assert referee.handle(_event(DealerOperation("void reason=test"), 33)).refused is None
+    assert [entry["box"] for entry in referee.state()["to_confirm"]] == ["raise"]
+    outcome = referee.handle(_event(DealerOperation("bet seat=1 box=ante amount=50.00"), 34))
+    assert isinstance(outcome.operation, PlaceBet)
+    # in a void coup the dealer's raise is refused for the coup, never put down to the ante
+    referee = dealt_referee(2500)
+    referee.handle(_event(DealerOperation("void reason=test"), 31))
+    outcome = referee.handle(_event(DealerOperation("raise seat=1 amount=100.00"), 32))
+    assert outcome.refusal is not None and outcome.refusal.reason_fr == "le coup est nul"
+    assert referee.state()["to_confirm"] == []
+    # a seat the table does not have is refused by name
+    outcome = dealt_referee(2500).handle(_event(DealerOperation("raise seat=9 amount=100.00"), 31))
+    assert outcome.refusal is not None and "place 9" in outcome.refusal.reason_fr
 
 
 def showdown_waiting_for_a_card() -> tuple[Referee, int]:

@@ -246,8 +246,9 @@ class VirtualTable:
                 line = f"raise seat={seat} amount={format_money(amount)}"
             else:
                 line = f"bet seat={seat} box={zone} amount={format_money(amount)}"
-            if zone == "ante" and self.phase == "decisions":
-                # the ante asked while the seat decides: his raise was refused on it, and is keyed again after it
+            if zone == "ante" and self.phase == "decisions" and (seat, "raise") in self._to_confirm:
+                # the ante asked with the raise while the seat decides: his raise was refused on it, and is keyed
+                # again after it; where he counts other than the camera read, the table doubts its readings of it
                 self._keyed.pop((seat, "raise"), None)
                 if amount != self._to_confirm[seat, zone]:
                     self._misread.add((seat, zone))
