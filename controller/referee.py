@@ -406,10 +406,11 @@ class Referee:
         elif isinstance(body, DealerOperation) and isinstance(operation, PaymentSeen):
             self.to_confirm.pop((operation.seat, operation.zone), None)
             self._keyed_paying.add((operation.seat, operation.zone))
-        for seat in [seat for seat in self._antes_in_doubt if not self._may_count_ante(seat)]:
-            # decided, folded, timed out, its hand or the coup void: the rules take no count of its ante now
-            del self._antes_in_doubt[seat]
-            self.to_confirm.pop((seat, "ante"), None)
+        if self._antes_in_doubt:  # rarely: this runs on every event
+            for seat in [seat for seat in self._antes_in_doubt if not self._may_count_ante(seat)]:
+                # decided, folded, timed out, its hand or the coup void: the rules take no count of its ante now
+                del self._antes_in_doubt[seat]
+                self.to_confirm.pop((seat, "ante"), None)
 
     def _breaks_a_betting_rule(self, reading: ChipsChanged, operation: Operation | Refusal | None) -> bool:
         """Whether a chip reading the camera vouches for would, taken as read (``operation``), be flagged for its

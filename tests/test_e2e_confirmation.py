@@ -65,10 +65,9 @@ class TopChipVision(DirectVision):
 
     def see(self, scene: SceneState) -> list[tuple[str, AnyBody]]:
         events = []
+        stacks = {(stack.seat, stack.box): stack for stack in scene.chips}
         for topic, body in super().see(scene):
-            stack = next((s for s in scene.chips if isinstance(body, ChipsChanged) and (s.seat, s.box) == (body.seat,
-                                                                                                          body.box)),
-                         None)
+            stack = stacks.get((body.seat, body.box)) if isinstance(body, ChipsChanged) else None
             if stack is not None and stack.stacked and len(stack.chips) == 2 and stack.chips[0] == stack.chips[1]:
                 body = ChipsChanged(body.seat, body.box, stack.chips[1])
                 self.misreads += 1
