@@ -187,7 +187,7 @@ class GpioConfig:
 
 
 #: The 40-pin J8 header of every Raspberry Pi since the B+ (2014): physical pin -> BCM GPIO number. The others are
-#: power and ground. gpiozero's board data agrees (tests/test_config.py checks it against its mock Pi).
+#: power and ground. gpiozero's board data agrees (tests/engine/test_config.py checks it against its mock Pi).
 _HEADER_GPIO = {3: 2, 5: 3, 7: 4, 8: 14, 10: 15, 11: 17, 12: 18, 13: 27, 15: 22, 16: 23, 18: 24, 19: 10, 21: 9,
                 22: 25, 23: 11, 24: 8, 26: 7, 27: 0, 28: 1, 29: 5, 31: 6, 32: 12, 33: 13, 35: 19, 36: 16, 37: 26,
                 38: 20, 40: 21}

@@ -2,5 +2,5 @@
 reader, both ONNX), the tracker that turns frames into bus events, and the saved evidence of a flag.
 
 Nothing here imports training code, ultralytics, torch or the simulator (``lint-imports``, run by
-``tests/test_imports.py``): the Pi's install has none of them.
+``tests/project/test_imports.py``): the Pi's install has none of them.
 """

@@ -17,7 +17,7 @@ from controller.felt.chips import CHIP_SET
 from controller.felt.layout import Layout
 
 #: The trained felt in OpenCV's 8-bit CIELAB (L*255/100, a+128, b+128): what ``measure_felt`` reads of the virtual
-#: table's green cloth under its lamp (tests/test_felt_colour.py measures it again)
+#: table's green cloth under its lamp (tests/vision/test_felt_colour.py measures it again)
 TRAINED_FELT_LAB = (106.0, 89.0, 161.0)
 #: a cloth measured within this distance (8-bit Lab) of the trained one is left as it is
 SAME_FELT = 12.0
