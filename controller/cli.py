@@ -434,11 +434,15 @@ def build_parser() -> argparse.ArgumentParser:
                          help="virtual table only: mock GPIO pins, driven by requests on this ZeroMQ endpoint")
     sensors.set_defaults(func=cmd_sensors)
 
-    vision = commands.add_parser("vision", help="run the camera, detector, identifier and tracker onto the bus")
+    vision_help = ("run the camera, the table detector, the index reader, the chip counter and the stack reader (on "
+                   "ONNX Runtime), and the tracker, onto the bus")
+    vision = commands.add_parser("vision", help=vision_help, description=vision_help[0].upper() + vision_help[1:])
     vision.add_argument("--config", required=True)
     vision.set_defaults(func=cmd_vision)
 
-    run = commands.add_parser("run", help="run the table: proxy, engine, sensors, supervised")
+    run_help = ("run the table's processes, supervised: proxy, engine and web; sensors when GPIO pins or a shoe are "
+                "configured; vision when a camera is (camera.source not sim)")
+    run = commands.add_parser("run", help=run_help, description=run_help[0].upper() + run_help[1:])
     run.add_argument("--config", required=True)
     run.add_argument("--health-every", type=float, default=30.0, help="seconds between health lines in the log")
     run.set_defaults(func=cmd_run)

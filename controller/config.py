@@ -15,7 +15,7 @@ from typing import Any
 
 from .gpio_config import DEVICE_KEYS, GpioConfig, GpioConfigError
 from .profiles import load_profile
-from .rules.errors import ProfileError
+from .rules.errors import ProfileError, TableRulesError
 from .rules.profile import TableRules
 from .rules.tomlread import TomlError, TomlReader, load_toml
 
@@ -125,7 +125,15 @@ def _tcp_port(endpoint: str) -> int | None:
     return int(endpoint.rpartition(":")[2]) if endpoint.startswith("tcp://") else None
 
 
+#: the configuration's key for each field of ``TableRules``
+_RULES_KEYS = {"minimum_cents": "table.minimum_cents", "maximum_cents": "table.maximum_cents",
+               "marked_seats": "table.seats", "bonus": "table.bonus", "jackpot": "table.jackpot",
+               "card_purchase": "table.card_purchase"}
+
+
 def _rules(reader: TomlReader, base: Path) -> TableRules:
+    """The table's rules: each value's type read here, its bounds checked by ``TableRules`` itself (the rules
+    core's one check of a table's setting against its profile), whose refusal is named by key and line."""
     name = reader.string("table.profile")
     try:
         # a profile file, like every path here, is taken from the configuration's folder
@@ -134,27 +142,19 @@ def _rules(reader: TomlReader, base: Path) -> TableRules:
         raise reader.fail("table.profile", str(error)) from None
     except (OSError, UnicodeDecodeError) as error:
         raise reader.fail("table.profile", f"cannot read {base / name}: {error}") from None
-    minimum = reader.integer("table.minimum_cents", 1, 10**9)
-    options: dict[str, bool] = {}
-    for option in ("bonus", "jackpot", "card_purchase"):
-        options[option] = reader.boolean(f"table.{option}", False)
-        if options[option] and not getattr(profile, option):
-            raise reader.fail(f"table.{option}", f"profile {profile.name} has no {option.replace('_', ' ')}")
     try:
         return TableRules(
             profile,
-            minimum_cents=minimum,
-            maximum_cents=reader.integer("table.maximum_cents", minimum, 10**9),
-            marked_seats=reader.integer("table.seats", profile.marked_seats_min, profile.marked_seats_max,
-                                        profile.marked_seats_max),
-            bonus=options["bonus"],
-            jackpot=options["jackpot"],
-            card_purchase=options["card_purchase"],
+            # the configuration's own bound, ten million euros; 0 < minimum <= maximum is the rules' check
+            minimum_cents=reader.integer("table.minimum_cents", None, 10**9),
+            maximum_cents=reader.integer("table.maximum_cents", None, 10**9),
+            marked_seats=reader.integer("table.seats", None, None, profile.marked_seats_max),
+            bonus=reader.boolean("table.bonus", False),
+            jackpot=reader.boolean("table.jackpot", False),
+            card_purchase=reader.boolean("table.card_purchase", False),
         )
-    except ValueError as error:
-        if isinstance(error, TomlError):
-            raise
-        raise reader.fail("table", str(error)) from None
+    except TableRulesError as error:
+        raise reader.fail(_RULES_KEYS[error.field], error.message) from None
 
 
 def parse_config(text: str, source: Path) -> TableConfig:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from training.nets import conv_block
+from training.nets import DENSE, standardize, trunk
 from vision.common import MODELS
 from vision.index_reader import INDEX_CLASSES, INDEX_SIZE, ONNX_PATH
 
@@ -26,13 +26,11 @@ def build_net():
     class IndexNet(nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.features = nn.Sequential(*(conv_block(cin, cout) for cin, cout in  # 3 x 4 left
-                                            ((3, 24), (24, 48), (48, 96), (96, 128))))
-            self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.25), nn.Linear(128 * 4 * 3, 256),
-                                      nn.SiLU(inplace=True), nn.Linear(256, len(INDEX_CLASSES)))
+            self.features, self.head = trunk((24, 48, 96, 128), INDEX_SIZE, 0.25,  # 3 x 4 left
+                                             nn.Linear(DENSE, len(INDEX_CLASSES)))
 
         def forward(self, x):
-            return self.head(self.features((x - 0.5) / 0.25))
+            return self.head(self.features(standardize(x)))
 
     return IndexNet()
 

@@ -28,7 +28,7 @@ import numpy as np
 from controller.felt.layout import BET_AREAS, DEFAULT_LAYOUT, load_layout
 from controller.shutdown import exit_cleanly_when_interrupted, written_since
 from controller.sim.conditions import DEFAULT_FRAME_SIZE, frame_size
-from training.nets import conv_block
+from training.nets import DENSE, standardize, trunk
 from vision.chip_counter import (
     CROP_PX,
     DENOMINATIONS,
@@ -133,14 +133,11 @@ def build_net():
     class ChipNet(nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.features = nn.Sequential(*(conv_block(cin, cout) for cin, cout in  # 6 x 6 left
-                                            ((3, 16), (16, 32), (32, 64), (64, 96))))
-            side = CROP_PX // 16
-            self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(96 * side * side, 256),
-                                      nn.SiLU(inplace=True), nn.Linear(256, len(DENOMINATIONS) * MAX_COUNT))
+            self.features, self.head = trunk((16, 32, 64, 96), (CROP_PX, CROP_PX), 0.2,  # 6 x 6 left
+                                             nn.Linear(DENSE, len(DENOMINATIONS) * MAX_COUNT))
 
         def forward(self, x):
-            return self.head(self.features((x - 0.5) / 0.25)).view(-1, len(DENOMINATIONS), MAX_COUNT)
+            return self.head(self.features(standardize(x))).view(-1, len(DENOMINATIONS), MAX_COUNT)
 
     return ChipNet()
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from controller.shutdown import exit_cleanly_when_interrupted
 from controller.sim.conditions import DEFAULT_FRAME_SIZE
-from training.nets import conv_block
+from training.nets import DENSE, standardize, trunk
 from training.train_chips import (
     add_data_command,
     add_model_commands,
@@ -72,16 +72,12 @@ def build_net():
     class StackNet(nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.features = nn.Sequential(*(conv_block(cin, cout) for cin, cout in  # 7 x 7 left
-                                            ((3, 16), (16, 32), (32, 64), (64, 96))))
-            side = STACK_CROP_PX // 16
-            self.trunk = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(96 * side * side, 256),
-                                       nn.SiLU(inplace=True))
-            self.stacked = nn.Linear(256, 1)
-            self.counts = nn.Linear(256, len(DENOMINATIONS) * STACK_MAX_COUNT)
+            self.features, self.trunk = trunk((16, 32, 64, 96), (STACK_CROP_PX, STACK_CROP_PX), 0.2)  # 7 x 7 left
+            self.stacked = nn.Linear(DENSE, 1)
+            self.counts = nn.Linear(DENSE, len(DENOMINATIONS) * STACK_MAX_COUNT)
 
         def forward(self, x):
-            shared = self.trunk(self.features((x - 0.5) / 0.25))
+            shared = self.trunk(self.features(standardize(x)))
             return self.stacked(shared)[:, 0], self.counts(shared).view(-1, len(DENOMINATIONS), STACK_MAX_COUNT)
 
     return StackNet()

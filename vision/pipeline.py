@@ -1,4 +1,5 @@
-"""The vision process (``stud-table vision``): camera -> calibrated felt -> detector + identifier -> tracker -> bus.
+"""The vision process (``stud-table vision``): camera -> calibrated felt -> table reader (detector, index reader,
+chip counter, stack reader) -> tracker -> bus.
 
 - Frames come from ``vision.capture`` (a V4L2 device, a file, a stream, picamera2, or the virtual table's camera);
   the grabber keeps only the newest, so a slow frame drops the ones behind it instead of queueing them. When the
@@ -176,7 +177,7 @@ class VisionProcess:
                      list(self.calibration.markers), *size, self.calibration_path)
         loading = time.perf_counter()
         self.reader = TableReader(self.layout, self.calibration.table_to_image)
-        log.info("vision: reader ready in %.1f s (detector and identifier models loaded)",
+        log.info("vision: reader ready in %.1f s (its ONNX models loaded)",
                  time.perf_counter() - loading)
         return True
 

@@ -22,6 +22,17 @@ class ProfileError(RulesError, TomlError):
     """A rule profile that cannot be used: names the key and, when known, the line."""
 
 
+class TableRulesError(RulesError, ValueError):
+    """A table's setting that its profile does not allow (``profile.TableRules``). Each problem names the field of
+    ``TableRules`` it is about, so that a caller can name its own key for it (a configuration's ``table.seats``, a
+    history header's ``seats``); the first is ``field`` and ``message``."""
+
+    def __init__(self, problems: list[tuple[str, str]]) -> None:
+        self.problems = problems
+        self.field, self.message = problems[0]
+        super().__init__("; ".join(f"{field}: {message}" for field, message in problems))
+
+
 class ActionRefused(RulesError, ValueError):
     """An action that the coup's state does not allow. The reason says why, in English (the logs, the
     history's tools) and in French (the croupier's display)."""

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .cards import parse_card
-from .errors import CardError, HistoryError
+from .errors import CardError, HistoryError, TableRulesError
 from .operations import DEALER, OPERATION_TYPES, Box, Operation
 from .payment import PAID_ZONES
 from .profile import Profile, TableRules
@@ -197,6 +197,9 @@ def format_history(rules: TableRules, operations: Iterable[Operation]) -> str:
 
 _TABLE_KEYS = ("profile", "minimum", "maximum", "seats", "bonus", "jackpot", "purchase")
 _TABLE_OPTIONS = ("bonus", "jackpot", "purchase")
+#: the header's key for each field of ``TableRules``
+_HEADER_KEYS = {"minimum_cents": "minimum", "maximum_cents": "maximum", "marked_seats": "seats", "bonus": "bonus",
+                "jackpot": "jackpot", "card_purchase": "purchase"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -240,26 +243,10 @@ class History:
     lines: tuple[int, ...]
 
     def rules(self, profile: Profile) -> TableRules:
-        """The table's rules, given the profile that the header names. A value the profile
-        refuses is a ``HistoryError`` on the header's line, naming the field."""
+        """The table's rules, given the profile that the header names. A value the profile refuses
+        (``TableRules``' own check) is a ``HistoryError`` on the header's line, naming the field as the header
+        spells it."""
         header = _read_header(self.settings, self.header_line)
-
-        def fail(key: str, message: str) -> HistoryError:
-            return HistoryError(self.header_line, f"{key}: {message}")
-
-        if header.seats > profile.marked_seats_max:
-            raise fail("seats", f"{header.seats} is above the profile's {profile.marked_seats_max} ({profile.name})")
-        if header.seats < profile.marked_seats_min:
-            raise fail("seats", f"{header.seats} is below the profile's {profile.marked_seats_min} ({profile.name})")
-        if header.minimum_cents <= 0:
-            raise fail("minimum", f"{format_money(header.minimum_cents)} is not above zero")
-        if header.maximum_cents < header.minimum_cents:
-            raise fail("maximum", f"{format_money(header.maximum_cents)} is below the minimum "
-                                  f"{format_money(header.minimum_cents)}")
-        offered = {"bonus": profile.bonus, "jackpot": profile.jackpot, "purchase": profile.card_purchase}
-        for key, wanted in header.options.items():
-            if wanted and not offered[key]:
-                raise fail(key, f"profile {profile.name} has no {'card purchase' if key == 'purchase' else key}")
         try:
             return TableRules(
                 profile,
@@ -270,8 +257,8 @@ class History:
                 jackpot=header.options["jackpot"],
                 card_purchase=header.options["purchase"],
             )
-        except ValueError as error:  # what the checks above do not name (the bonus stake's whole cents)
-            raise fail("table", str(error)) from None
+        except TableRulesError as error:
+            raise HistoryError(self.header_line, f"{_HEADER_KEYS[error.field]}: {error.message}") from None
 
 
 def _parse_header(line: str, line_number: int) -> dict[str, str]:

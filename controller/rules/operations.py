@@ -8,11 +8,19 @@ and ``DEALER`` (0) for the croupier's own hand.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 
 from .cards import Card
 
 DEALER = 0
+
+#: The metadata key that marks a field as an amount in integer cents: its value names the amount in English and in
+#: French, for the refusal of an amount that is not a whole number of cents (``AMOUNT_FIELDS``).
+CENTS = "cents"
+
+
+def _cents(name: str, name_fr: str) -> dict[str, tuple[str, str]]:
+    return {CENTS: (name, name_fr)}
 
 
 class Box(enum.Enum):
@@ -59,7 +67,7 @@ class PlaceBet(Operation):
 
     seat: int
     box: Box
-    amount: int
+    amount: int = field(metadata=_cents("amount", "montant"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +128,7 @@ class ConfirmAnte(Operation):
     is not twice the ante read is how that shows (``controller.referee``)."""
 
     seat: int
-    amount: int
+    amount: int = field(metadata=_cents("ante", "ante"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +139,7 @@ class Fold(Operation):
 @dataclass(frozen=True, slots=True)
 class Raise(Operation):
     seat: int
-    amount: int
+    amount: int = field(metadata=_cents("raise", "relance"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +148,7 @@ class BuyCard(Operation):
 
     seat: int
     discard: int
-    price: int
+    price: int = field(metadata=_cents("purchase price", "prix d'achat"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +173,7 @@ class ShowDealerHand(Operation):
 class Settle(Operation):
     """Settle the coup. The progressive meter's value is an input, like the clock."""
 
-    jackpot_meter: int
+    jackpot_meter: int = field(metadata=_cents("jackpot meter", "compteur du jackpot"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,7 +183,7 @@ class PaymentSeen(Operation):
 
     seat: int
     zone: str
-    amount: int
+    amount: int = field(metadata=_cents("amount", "montant"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,6 +245,13 @@ OPERATION_TYPES: dict[str, type[Operation]] = {
     "end-coup": EndCoup,
 }
 _KIND_BY_TYPE = {op_type: kind for kind, op_type in OPERATION_TYPES.items()}
+
+#: Each operation's amounts in cents: (field, its name in English, in French), as its fields' metadata marks them.
+#: The table refuses an operation whose amount is not an ``int`` before any other check (``Table.verify``).
+AMOUNT_FIELDS: dict[type[Operation], tuple[tuple[str, str, str], ...]] = {
+    op_type: tuple((f.name, *f.metadata[CENTS]) for f in fields(op_type) if CENTS in f.metadata)
+    for op_type in OPERATION_TYPES.values()
+}
 
 #: Each kind's French name, and whether it is feminine (« fin de coup refusée », « mélange refusé »).
 _NAMES_FR: dict[str, tuple[str, bool]] = {

@@ -7,7 +7,9 @@ the seed file it comes from (``source``) and either the seed's own words
 the line of any mistake; it reads no file (the caller passes the text).
 
 ``TableRules`` is one table's setting of a profile: limits, marked seats, which
-side bets are open, each checked against the profile's bounds.
+side bets are open, each checked against the profile's bounds, here only: a
+``TableRulesError`` names the field, for the configuration and the history's
+header to name their own key.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from .errors import ProfileError
+from .errors import ProfileError, TableRulesError
 from .ranking import Category
 from .tomlread import TomlReader, load_toml, suggest
 
@@ -244,6 +246,12 @@ def parse_profile(text: str, source: str = "<profile>") -> Profile:
 # --- one table's setting ------------------------------------------------------
 
 
+def _cents(cents: int) -> str:
+    """« 500 cents (5.00 €) »: a configuration sets cents, a history writes euros."""
+    sign = "-" if cents < 0 else ""
+    return f"{cents} cents ({sign}{abs(cents) // 100}.{abs(cents) % 100:02d} €)"
+
+
 @dataclass(frozen=True)
 class TableRules:
     """A table's limits and options, within its profile's bounds."""
@@ -257,28 +265,30 @@ class TableRules:
     card_purchase: bool = False
 
     def __post_init__(self) -> None:
+        """The one check of a table's setting against its profile (a configuration's and a history header's
+        values come here): ``TableRulesError`` names the field of each problem."""
         profile = self.profile
-        problems = []
-        if not profile.marked_seats_min <= self.marked_seats <= profile.marked_seats_max:
-            problems.append(
-                f"marked_seats {self.marked_seats} is outside the profile's "
-                f"{profile.marked_seats_min}..{profile.marked_seats_max}"
-            )
-        if not 0 < self.minimum_cents <= self.maximum_cents:
-            problems.append(f"limits {self.minimum_cents}..{self.maximum_cents} cents are not 0 < minimum <= maximum")
-        if self.bonus and not profile.bonus:
-            problems.append(f"profile {profile.name} has no bonus")
-        if self.jackpot and not profile.jackpot:
-            problems.append(f"profile {profile.name} has no jackpot")
-        if self.card_purchase and not profile.card_purchase:
-            problems.append(f"profile {profile.name} has no card purchase")
+        problems: list[tuple[str, str]] = []
+        if self.marked_seats > profile.marked_seats_max:
+            problems.append(("marked_seats", f"{self.marked_seats} is above the profile's {profile.marked_seats_max} "
+                                             f"({profile.name})"))
+        if self.marked_seats < profile.marked_seats_min:
+            problems.append(("marked_seats", f"{self.marked_seats} is below the profile's {profile.marked_seats_min} "
+                                             f"({profile.name})"))
+        if self.minimum_cents <= 0:
+            problems.append(("minimum_cents", f"{_cents(self.minimum_cents)} is not above zero"))
+        if self.maximum_cents < self.minimum_cents:
+            problems.append(("maximum_cents", f"{_cents(self.maximum_cents)} is below the minimum "
+                                              f"{_cents(self.minimum_cents)}"))
+        for option, offered, name in (("bonus", profile.bonus, "bonus"), ("jackpot", profile.jackpot, "jackpot"),
+                                      ("card_purchase", profile.card_purchase, "card purchase")):
+            if getattr(self, option) and not offered:
+                problems.append((option, f"profile {profile.name} has no {name}"))
         if self.bonus and (self.minimum_cents * profile.bonus_stake_fraction_of_minimum).denominator != 1:
-            problems.append(
-                f"the bonus stake, {profile.bonus_stake_fraction_of_minimum} of the minimum "
-                f"{self.minimum_cents} cents, is not a whole number of cents"
-            )
+            problems.append(("minimum_cents", f"the bonus stake, {profile.bonus_stake_fraction_of_minimum} of the "
+                                              f"minimum {self.minimum_cents} cents, is not a whole number of cents"))
         if problems:
-            raise ValueError("; ".join(problems))
+            raise TableRulesError(problems)
 
     @functools.cached_property
     def bonus_stake_cents(self) -> int:

@@ -24,6 +24,7 @@ from .errors import ActionRefused
 from .flags import Flag, FlagKind, Severity
 from .french import euros_fr, of_fr, seats_fr, to_fr, who_fr
 from .operations import (
+    AMOUNT_FIELDS,
     DEALER,
     Box,
     BuyCard,
@@ -251,6 +252,7 @@ class Table:
         handlers = self._HANDLERS.get(type(op))
         if handlers is None:
             raise ActionRefused(type(op).__name__, "not an operation of the table", "opération inconnue de la table")
+        self._require_whole_cents(op)
         if op.t < 0:
             raise ActionRefused(op.kind, f"time {op.t} ms is negative", f"heure {op.t} ms négative")
         if op.t < self.last_t:
@@ -434,6 +436,18 @@ class Table:
 
     def _flag(self, kind: FlagKind, severity: Severity, seat: int | None, detail: str, detail_fr: str) -> None:
         self.flags.append(Flag(kind, severity, seat, self.operation_count - 1, detail, detail_fr))
+
+    @staticmethod
+    def _require_whole_cents(op: Operation) -> None:
+        """Every amount of the rules core is a whole number of cents, an ``int``: not a ``bool`` (``True`` is no
+        1-cent ante), not a float (not even ``10.0``), not a ``Decimal`` nor a text. Checked before anything else
+        reads the amount, for every operation that carries one (``operations.AMOUNT_FIELDS``)."""
+        for name, what, what_fr in AMOUNT_FIELDS[type(op)]:
+            value = getattr(op, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ActionRefused(op.kind, f"the {what} {value!r} is not a whole number of cents "
+                                             f"(an int, not a {type(value).__name__})",
+                                    f"{what_fr} invalide ({value!r}) : pas un nombre entier de centimes")
 
     def _refuse_unless(self, condition: bool, op: Operation, reason: str, reason_fr: str) -> None:
         if not condition:

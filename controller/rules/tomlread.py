@@ -88,12 +88,17 @@ class TomlReader:
             node = node[part]
         return node
 
-    def integer(self, key: str, low: int, high: int, default: Any = ...) -> int:
+    def integer(self, key: str, low: int | None, high: int | None, default: Any = ...) -> int:
+        """A whole number within ``low..high`` (None: no bound on that side, another check's own)."""
         value = self.raw(key, default)
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.fail(key, f"expected a whole number, got {value!r}")
-        if not low <= value <= high:
+        if low is not None and high is not None and not low <= value <= high:
             raise self.fail(key, f"{value} is outside {low}..{high}")
+        if high is not None and value > high:
+            raise self.fail(key, f"{value} is above {high}")
+        if low is not None and value < low:
+            raise self.fail(key, f"{value} is below {low}")
         return value
 
     def number(self, key: str, low: float, high: float, default: Any = ...) -> float:

@@ -499,7 +499,8 @@ def test_export_history_names_a_missing_coup_and_a_file_that_is_not_a_store(tmp_
     ("seats=abc", "seats: 'abc' is not a number of seats like 7"),
     ("seats=9", "seats: 9 is above the profile's 7 (fr-2007)"),
     ("seats=0", "seats: 0 is below the profile's 5 (fr-2007)"),
-    ("maximum=5.00", "maximum: 5.00 is below the minimum 10.00"),
+    ("maximum=5.00", "maximum: 500 cents (5.00 €) is below the minimum 1000 cents (10.00 €)"),
+    ("minimum=0.00", "minimum: 0 cents (0.00 €) is not above zero"),
     ("jackpot=yes", "jackpot: profile fr-2007 has no jackpot"),
     ("colour=red", "unexpected 'colour=red' in the table header"),
 ])

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from controller.profiles import PROFILES_DIR, SEEDS_DIR, load_profile, profile_names
-from controller.rules.errors import ProfileError
+from controller.rules.errors import ProfileError, TableRulesError
 from controller.rules.profile import TableRules, parse_profile
 from controller.rules.ranking import Category
 
@@ -132,12 +132,23 @@ def test_a_profile_can_be_read_from_any_path(tmp_path: Path):
 
 def test_table_rules_stay_within_the_profile():
     fr = load_profile("fr-1959")
-    with pytest.raises(ValueError, match="marked_seats 4 is outside the profile's 5..7"):
+    with pytest.raises(ValueError, match=r"marked_seats: 4 is below the profile's 5 \(fr-1959\)"):
         TableRules(fr, 1000, 50000, 4)
-    with pytest.raises(ValueError, match="has no bonus"):
+    with pytest.raises(ValueError, match=r"marked_seats: 8 is above the profile's 7 \(fr-1959\)"):
+        TableRules(fr, 1000, 50000, 8)
+    with pytest.raises(ValueError, match="bonus: profile fr-1959 has no bonus"):
         TableRules(fr, 1000, 50000, 7, bonus=True)
-    with pytest.raises(ValueError, match="0 < minimum <= maximum"):
+    with pytest.raises(ValueError, match=r"maximum_cents: 1000 cents \(10.00 €\) is below the minimum 5000 cents"):
         TableRules(fr, 5000, 1000, 7)
-    with pytest.raises(ValueError, match="not a whole number of cents"):
+    with pytest.raises(ValueError, match=r"minimum_cents: 0 cents \(0.00 €\) is not above zero"):
+        TableRules(fr, 0, 1000, 7)
+    with pytest.raises(ValueError, match="minimum_cents: the bonus stake, 1/5 of the minimum 1001 cents, is not a "
+                                         "whole number of cents"):
         TableRules(load_profile("fr-2007"), 1001, 50000, 7, bonus=True)
+    with pytest.raises(TableRulesError) as caught:  # every problem, the first named by its field
+        TableRules(fr, -5, -10, 9, jackpot=True)
+    assert (caught.value.field, caught.value.message) == ("marked_seats", "9 is above the profile's 7 (fr-1959)")
+    assert [field for field, _message in caught.value.problems] == [
+        "marked_seats", "minimum_cents", "maximum_cents", "jackpot"]
+    assert "minimum_cents: -5 cents (-0.05 €) is not above zero" in str(caught.value)
     assert TableRules(load_profile("fr-2007"), 1000, 50000, 7, bonus=True).bonus_stake_cents == 200
