@@ -82,9 +82,10 @@ def _encode_body(envelope: Envelope) -> str:
 class Engine:
     """The engine process: subscriber → store → referee → publisher, plus the snapshot server."""
 
-    def __init__(self, rules: TableRules, store: EventStore, context: zmq.Context, subscribe_endpoint: str,
-                 publish_endpoint: str, snapshot_endpoint: str, name: str = "engine", jackpot_meter: int = 0,
-                 signing: tuple[str, Ed25519PrivateKey] | None = None, from_checkpoint: bool = True,
+    def __init__(self, rules: TableRules, store: EventStore, context: zmq.Context[zmq.Socket[bytes]],
+                 subscribe_endpoint: str, publish_endpoint: str, snapshot_endpoint: str, name: str = "engine",
+                 jackpot_meter: int = 0, signing: tuple[str, Ed25519PrivateKey] | None = None,
+                 from_checkpoint: bool = True,
                  keys: Keys | None = None) -> None:
         """``signing``: (the table's id, its key): each coup's end is signed as a head of the log
         (``controller.heads``); None signs nothing. ``from_checkpoint``: False replays the whole log (a
@@ -108,7 +109,9 @@ class Engine:
             self.snapshots.bind(snapshot_endpoint)
         except zmq.ZMQError as error:
             self.close()
-            raise BindError(snapshot_endpoint, "bus.snapshot", zmq.strerror(error.errno)) from error
+            # without an errno (an error of pyzmq's own), its message
+            reason = zmq.strerror(error.errno) if error.errno is not None else str(error)
+            raise BindError(snapshot_endpoint, "bus.snapshot", reason) from error
         private_socket_file(snapshot_endpoint)
         self._stop = threading.Event()
         self._signing = signing
@@ -351,7 +354,9 @@ class Engine:
         return Outcome()
 
     def publish_state(self) -> None:
-        self.publisher.publish("core.state", TableState(public_state(self.state())))
+        shown = public_state(self.state())
+        assert shown is not None  # public_state gives None for no state only
+        self.publisher.publish("core.state", TableState(shown))
 
     def state(self) -> dict[str, Any]:
         """The whole state, hidden cards included; what the bus carries is its ``public_state``."""

@@ -95,7 +95,8 @@ def load_head(path: str | Path) -> dict[str, Any]:
     for field, kind in (("coup", int), ("event", int), ("hash", str), ("derived", str)):
         if not isinstance(head.get(field), kind):
             raise BadHead(f"{path}: the head's {field!r} is missing or not a {kind.__name__}")
-    return document
+    checked: dict[str, Any] = document
+    return checked
 
 
 @dataclass(frozen=True)

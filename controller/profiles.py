@@ -7,7 +7,9 @@ from pathlib import Path
 from .rules.errors import ProfileError
 from .rules.profile import Profile, parse_profile
 
-SEEDS_DIR = Path(__file__).resolve().parent.parent / "seeds"
+#: the checkout's ``seeds/``, which ``controller/seeds`` links to; an installed package carries the seed texts and
+#: the profiles in a real ``controller/seeds/``
+SEEDS_DIR = (Path(__file__).resolve().parent / "seeds").resolve()
 PROFILES_DIR = SEEDS_DIR / "profiles"
 
 

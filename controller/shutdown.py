@@ -160,9 +160,9 @@ def exit_cleanly_when_interrupted(prog: str, work: Callable[[], int | None],
     try:
         result = int(work() or 0)
     except KeyboardInterrupt as stop:
-        for signum in STOP_SIGNALS:  # the command ends: a second signal while it says so, or exits, changes nothing
-            signal.signal(signum, signal.SIG_IGN)
-        signum = stop.args[0] if stop.args and isinstance(stop.args[0], int) else signal.SIGINT
+        for ignored in STOP_SIGNALS:  # the command ends: a second signal while it says so, or exits, changes nothing
+            signal.signal(ignored, signal.SIG_IGN)
+        signum = stop.args[0] if stop.args and isinstance(stop.args[0], int) else int(signal.SIGINT)
         files = kept() if kept else []  # (only the commands that write a file as they go say what they kept)
         saved = (f"; kept what it wrote before the stop: {', '.join(files)}" if files else "; nothing saved"
                  if kept else "")
@@ -175,7 +175,7 @@ def exit_cleanly_when_interrupted(prog: str, work: Callable[[], int | None],
     return result
 
 
-def _restore(handlers: dict[int, Any]) -> None:
+def _restore(handlers: dict[signal.Signals, Any]) -> None:
     for signum, handler in handlers.items():
         signal.signal(signum, signal.SIG_DFL if handler is None else handler)
 

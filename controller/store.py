@@ -161,7 +161,8 @@ class EventStore:
         self._db.executescript(SCHEMA)
         if "instance" not in {row[1] for row in self._db.execute("PRAGMA table_info(events)")}:
             self._db.execute("ALTER TABLE events ADD COLUMN instance TEXT NOT NULL DEFAULT ''")
-        last = self._db.execute("SELECT id, hash FROM events ORDER BY id DESC LIMIT 1").fetchone()
+        last: tuple[int, str] | None = self._db.execute(
+            "SELECT id, hash FROM events ORDER BY id DESC LIMIT 1").fetchone()
         self._last_id, self._last_hash = (last[0], last[1]) if last else (0, GENESIS)
 
     @property

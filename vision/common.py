@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-MODELS = Path(__file__).resolve().parent.parent / "models"
+#: the ONNX models the vision process runs (and the training code writes): the checkout's ``models/``, which
+#: ``vision/models`` links to; an installed package carries the ``.onnx`` files in a real ``vision/models/``
+MODELS = (Path(__file__).resolve().parent / "models").resolve()
 
 RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
 SUITS = ["C", "D", "H", "S"]

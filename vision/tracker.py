@@ -36,6 +36,7 @@ that may be the one gone (its face never seen, or the same face) is that card, c
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -501,7 +502,7 @@ class Tracker:
         x, y = candidate.x, candidate.y
 
         def distance(card: _Card) -> float:
-            return ((card.x - x) ** 2 + (card.y - y) ** 2) ** 0.5
+            return math.sqrt((card.x - x) ** 2 + (card.y - y) ** 2)
 
         def come_back(cards: list[_Card]) -> list[Event]:
             """The likeliest of ``cards`` (the same face first, then the nearest) is back, showing what it shows."""

@@ -25,7 +25,7 @@ class SnapshotTimeout(StudTableError, TimeoutError):
     """No snapshot came back from the engine in time."""
 
 
-def request_snapshot(context: zmq.Context, endpoint: str, timeout_ms: int = 3000,
+def request_snapshot(context: zmq.Context[zmq.Socket[bytes]], endpoint: str, timeout_ms: int = 3000,
                      engine_key: bytes | None = None) -> dict[str, Any]:
     """``engine_key``: the engine's public key, on a bus with keys (``controller.bus.keys.engine_key``): the
     snapshot comes from the engine, proven by its key, to a client the engine knows by its own."""
@@ -47,7 +47,7 @@ def request_snapshot(context: zmq.Context, endpoint: str, timeout_ms: int = 3000
 class TableFollower:
     """Keeps the table state as the engine publishes it, from a snapshot on."""
 
-    def __init__(self, context: zmq.Context, subscribe_endpoint: str, snapshot_endpoint: str,
+    def __init__(self, context: zmq.Context[zmq.Socket[bytes]], subscribe_endpoint: str, snapshot_endpoint: str,
                  engine_key: bytes | None = None) -> None:
         self.subscriber = Subscriber(context, subscribe_endpoint, ("core.",))
         self._context, self._snapshot_endpoint, self._engine_key = context, snapshot_endpoint, engine_key

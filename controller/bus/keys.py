@@ -113,12 +113,12 @@ class Keys:
         return {self.public(role): role for role in ROLES if (self.folder / f"{role}.key").exists()}
 
 
-def secure_client(context: zmq.Context, keys: Keys, role: str) -> None:
+def secure_client(context: zmq.Context[zmq.Socket[bytes]], keys: Keys, role: str) -> None:
     """Every socket the context makes from now on is a CURVE client of the proxy, as ``role``."""
     keyed_client(context, keys, role, PROXY)
 
 
-def bus_context(folder: Path | None, role: str) -> zmq.Context:
+def bus_context(folder: Path | None, role: str) -> zmq.Context[zmq.Socket[bytes]]:
     """The process's context for the bus. With keys (``folder``), a context of its own whose every socket is a CURVE
     client of the proxy as ``role`` (the virtual camera's frames and the virtual pins then have contexts of their
     own too: ``OffBusServer``). Without, ``zmq.Context.instance()``, which those share."""
@@ -146,8 +146,9 @@ class OffBusServer:
     ``zmq.ZMQError`` or ``OSError`` when it cannot be bound, nothing left open."""
 
     def __init__(self, endpoint: str, kind: int, keys: Keys | None, role: str, clients: tuple[str, ...],
-                 context: zmq.Context | None = None, options: tuple[tuple[int, int], ...] = ()) -> None:
-        self._own_context: zmq.Context | None = None
+                 context: zmq.Context[zmq.Socket[bytes]] | None = None,
+                 options: tuple[tuple[int, int], ...] = ()) -> None:
+        self._own_context: zmq.Context[zmq.Socket[bytes]] | None = None
         self._authenticator: RoleAuthenticator | None = None
         if keys is not None:
             self._own_context = zmq.Context()
@@ -177,7 +178,8 @@ class OffBusServer:
             self._own_context.term()
 
 
-def keyed_client(socket: zmq.Socket | zmq.Context, keys: Keys | None, role: str, server: str) -> None:
+def keyed_client(socket: zmq.Socket[bytes] | zmq.Context[zmq.Socket[bytes]], keys: Keys | None, role: str,
+                 server: str) -> None:
     """``socket`` (before it connects; or every socket a context makes from now on) a CURVE client as ``role`` of
     the server holding ``server``'s key pair; nothing without keys."""
     if keys is None:
@@ -188,7 +190,7 @@ def keyed_client(socket: zmq.Socket | zmq.Context, keys: Keys | None, role: str,
     socket.setsockopt(zmq.CURVE_SERVERKEY, keys.public(server))
 
 
-def make_server(socket: zmq.Socket, pair: tuple[bytes, bytes]) -> None:
+def make_server(socket: zmq.Socket[bytes], pair: tuple[bytes, bytes]) -> None:
     """``socket`` a CURVE server with the key ``pair`` (before it binds), whose peers a ZAP handler must let in: with
     none running, it refuses them all rather than take any key."""
     public, secret = pair
@@ -210,7 +212,8 @@ class RoleAuthenticator(ThreadAuthenticator):
     """The ZAP handler of a context whose sockets are CURVE servers: lets in the roles' keys, names each peer by its
     role (a message's ``User-Id``), and counts the keys refused without keeping them."""
 
-    def __init__(self, context: zmq.Context, keys: Keys, roles: tuple[str, ...] | None = None) -> None:
+    def __init__(self, context: zmq.Context[zmq.Socket[bytes]], keys: Keys,
+                 roles: tuple[str, ...] | None = None) -> None:
         """``roles``: the roles let in (default: every role)."""
         super().__init__(context)
         self._roles = {key: role for key, role in keys.roles_by_key().items() if roles is None or role in roles}
@@ -241,7 +244,7 @@ class RefusedHandshakes:
 
     FAILED = zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
 
-    def __init__(self, socket: zmq.Socket, what: str) -> None:
+    def __init__(self, socket: zmq.Socket[bytes], what: str) -> None:
         self._socket = socket
         self._what = what
         self.monitor = socket.get_monitor_socket(self.FAILED)

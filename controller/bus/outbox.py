@@ -52,7 +52,7 @@ class Outbox:
     ``send`` puts frames on the producer's socket (under its lock); acknowledgements are read from ``ack_endpoint``
     (the proxy's subscriber side) by a thread of the outbox's own."""
 
-    def __init__(self, context: zmq.Context, ack_endpoint: str, publisher: str, instance: str,
+    def __init__(self, context: zmq.Context[zmq.Socket[bytes]], ack_endpoint: str, publisher: str, instance: str,
                  send: Callable[[list[bytes]], None], resend_after_s: float = RESEND_AFTER_S,
                  capacity: int = CAPACITY) -> None:
         self.publisher, self.instance = publisher, instance

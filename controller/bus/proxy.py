@@ -91,7 +91,9 @@ class Proxy:
                 try:
                     socket.bind(endpoint)
                 except zmq.ZMQError as error:
-                    raise BindError(endpoint, setting, zmq.strerror(error.errno)) from error
+                    # without an errno (an error of pyzmq's own), its message
+                    reason = zmq.strerror(error.errno) if error.errno is not None else str(error)
+                    raise BindError(endpoint, setting, reason) from error
                 private_socket_file(endpoint)
         except (zmq.ZMQError, BindError) as error:
             self._error = error
@@ -122,7 +124,8 @@ class Proxy:
             for socket in (frontend, backend, control):
                 socket.close()
 
-    def _forward_checked(self, frontend: zmq.Socket, backend: zmq.Socket, control: zmq.Socket) -> None:
+    def _forward_checked(self, frontend: zmq.Socket[bytes], backend: zmq.Socket[bytes],
+                         control: zmq.Socket[bytes]) -> None:
         """Forward as ``zmq.proxy_steerable`` does, each message checked against its sender's role; until
         ``TERMINATE``."""
         # a key the ZAP handler refuses is counted there (``RoleAuthenticator.refused``)
@@ -131,7 +134,8 @@ class Proxy:
             poller.register(socket, zmq.POLLIN)
         self._forward(frontend, backend, control, poller)
 
-    def _forward(self, frontend: zmq.Socket, backend: zmq.Socket, control: zmq.Socket, poller: zmq.Poller) -> None:
+    def _forward(self, frontend: zmq.Socket[bytes], backend: zmq.Socket[bytes], control: zmq.Socket[bytes],
+                 poller: zmq.Poller) -> None:
         while True:
             ready = dict(poller.poll())
             if control in ready and control.recv() == b"TERMINATE":
@@ -147,7 +151,7 @@ class Proxy:
                         frames = frontend.recv_multipart(zmq.NOBLOCK, copy=False)
                     except zmq.Again:
                         break
-                    role = frames[0].get("User-Id")
+                    role = str(frames[0].get("User-Id"))
                     reason = _refusal(role, frames)
                     if reason is None:
                         backend.send_multipart(frames, copy=False)
@@ -157,7 +161,7 @@ class Proxy:
                         log.warning("bus proxy: %d message(s) from the %s key not passed on: %s",
                                     self.refused[role, reason], role, reason)
 
-    def _subscribe(self, backend: zmq.Socket, frontend: zmq.Socket) -> None:
+    def _subscribe(self, backend: zmq.Socket[bytes], frontend: zmq.Socket[bytes]) -> None:
         """A subscriber's subscription: applied to that subscriber if its role may hear the topic, else counted; an
         unsubscription: applied to that subscriber. The publishers are asked once for each topic and never told to
         stop: a subscriber's word could otherwise unsubscribe the topic for every other one, and a topic sent to the

@@ -37,8 +37,9 @@ class Publisher:
     heartbeats in an outbox until the engine acknowledges having recorded it, and resends it until then
     (``controller.bus.outbox``)."""
 
-    def __init__(self, context: zmq.Context, endpoint: str, name: str, heartbeat_topic: str | None = None,
-                 heartbeat_ms: int = HEARTBEAT_MS, acknowledged_at: str | None = None) -> None:
+    def __init__(self, context: zmq.Context[zmq.Socket[bytes]], endpoint: str, name: str,
+                 heartbeat_topic: str | None = None, heartbeat_ms: int = HEARTBEAT_MS,
+                 acknowledged_at: str | None = None) -> None:
         self.name = name
         self.seq = 0
         self.instance = uuid.uuid4().hex[:12]
@@ -93,7 +94,7 @@ class PeerState:
     gone: bool = False
 
 
-def _receive_queued(socket: zmq.Socket) -> list[bytes]:
+def _receive_queued(socket: zmq.Socket[bytes]) -> list[bytes]:
     """The frames of the message queued on ``socket`` (``zmq.Again`` when none is): ``recv_multipart`` asks the
     socket for RCVMORE after each frame, which costs more than the frame itself; a frame says so itself."""
     frames = []
@@ -121,7 +122,7 @@ class Subscriber:
     publisher means it restarted.
     """
 
-    def __init__(self, context: zmq.Context, endpoint: str, prefixes: tuple[str, ...],
+    def __init__(self, context: zmq.Context[zmq.Socket[bytes]], endpoint: str, prefixes: tuple[str, ...],
                  silence_ms: int = SILENCE_MS, on_peer: Callable[[str, bool], None] | None = None,
                  takes_resends: bool = False) -> None:
         """``takes_resends``: the engine's subscriber, which gets an outbox's messages as they come, resent ones
@@ -138,7 +139,7 @@ class Subscriber:
         self._last_any_ns = time.monotonic_ns()
         self._socket = self._connect()
 
-    def _connect(self) -> zmq.Socket:
+    def _connect(self) -> zmq.Socket[bytes]:
         self._connected_at = time.monotonic()
         socket = self._context.socket(zmq.SUB)
         socket.setsockopt(zmq.LINGER, 0)
@@ -149,7 +150,7 @@ class Subscriber:
         return socket
 
     @property
-    def socket(self) -> zmq.Socket:
+    def socket(self) -> zmq.Socket[bytes]:
         return self._socket
 
     def reconnect(self) -> None:

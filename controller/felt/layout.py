@@ -56,7 +56,8 @@ def axes(angle_deg: float) -> tuple[np.ndarray, np.ndarray]:
     return np.array([math.cos(a), -math.sin(a)]), np.array([math.sin(a), math.cos(a)])
 
 
-def crop_to_table(origin_mm, angle_deg: float, mm_per_px_x: float, mm_per_px_y: float | None = None) -> np.ndarray:
+def crop_to_table(origin_mm: tuple[float, float] | np.ndarray, angle_deg: float, mm_per_px_x: float,
+                  mm_per_px_y: float | None = None) -> np.ndarray:
     """3x3 matrix: pixel (u, v, 1) of an upright crop -> table mm (x, y, 1); the crop's pixel (0, 0) lies at
     ``origin_mm`` and its x axis runs along ``angle_deg``."""
     ex, ey = axes(angle_deg)
@@ -86,7 +87,8 @@ class Zone:
             return dx * dx + dy * dy <= self.radius * self.radius
         assert self.size is not None
         ex, ey = axes(self.angle)  # the point in the rectangle's own axes
-        return abs(dx * ex[0] + dy * ex[1]) <= self.size[0] / 2 and abs(dx * ey[0] + dy * ey[1]) <= self.size[1] / 2
+        inside = abs(dx * ex[0] + dy * ex[1]) <= self.size[0] / 2 and abs(dx * ey[0] + dy * ey[1]) <= self.size[1] / 2
+        return bool(inside)
 
     def distance(self, x: float, y: float) -> float:
         """How far a point lies outside the zone, in mm (0 inside)."""

@@ -7,8 +7,9 @@ camera's homography and its lens distortion, so each card lands exactly where th
 The demo's card art is kept apart from every model's training data: it comes from Debian's
 ``kdegames-card-data-kf5``, deck ``svg-standard`` (LGPL-2, see ``/usr/share/doc/kdegames-card-data-kf5/copyright``),
 which no model trained on (``training.render_data`` trains on the other KDE decks). Each card is rendered once with
-``rsvg-convert --export-id`` into ``build/card-art/`` and kept in memory afterwards; without the deck or
-``rsvg-convert`` the cards are drawn programmatically (with a warning).
+``rsvg-convert --export-id`` into ``build/card-art/`` of a checkout (``~/.cache/stud-table/card-art/`` from an installed
+package, ``ART_CACHE``) and kept in memory afterwards; without the deck or ``rsvg-convert``, or where the cache cannot
+be written, the cards are drawn programmatically (with a warning).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import math
 import os
 import shutil
 import subprocess
+import tempfile
 import warnings
 from collections import Counter
 from dataclasses import dataclass
@@ -36,7 +38,24 @@ from vision.common import split_card, vision_label
 
 ROOT = Path(__file__).resolve().parents[2]
 CARDDECKS = Path("/usr/share/carddecks")
-ART_CACHE = ROOT / "build" / "card-art"
+
+
+def _art_cache() -> Path:
+    """``build/card-art/`` in a checkout, with its other build outputs; from an installed package (``ROOT`` is then
+    site-packages: no place to write), the user's cache: ``$XDG_CACHE_HOME/stud-table/card-art/``, by default under
+    ``~/.cache``."""
+    if (ROOT / "pyproject.toml").is_file():
+        return ROOT / "build" / "card-art"
+    cache = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(cache):
+        try:
+            cache = str(Path.home() / ".cache")
+        except RuntimeError:  # no home: a user without one
+            cache = tempfile.gettempdir()
+    return Path(cache) / "stud-table" / "card-art"
+
+
+ART_CACHE = _art_cache()
 DEFAULT_DECK = "svg-standard"
 #: width of the PNGs rendered from the SVG (court cards come out wider: their box has empty margins)
 ART_WIDTH_PX = 400

@@ -1,6 +1,6 @@
-"""Never a silently wrong amount: a chip reading the camera does not vouch for is held « à confirmer » until the
-dealer keys the amount or the camera reads it sure; a card it cannot tell stays unknown until the dealer names it or
-the camera reads it sure."""
+"""The doubts (``controller.referee.doubts``). Never a silently wrong amount: a chip reading the camera does not
+vouch for is held « à confirmer » until the dealer keys the amount or the camera reads it sure; a card it cannot tell
+stays unknown until the dealer names it or the camera reads it sure. Through the referee, then the ``Doubts`` alone."""
 
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ from tables import rules_for
 
 from controller.bus.schema import ButtonPressed, CameraStatus, CardIdentified, ChipsChanged, DealerOperation
 from controller.referee import Referee
+from controller.referee.doubts import Doubts
 from controller.rules.flags import FlagKind
 from controller.rules.history import format_operation
-from controller.rules.operations import Box, ConfirmAnte, Fold, PaymentDone, PlaceBet, Raise, Settle
+from controller.rules.operations import Box, ConfirmAnte, Fold, NoMoreBets, PaymentDone, PlaceBet, Raise, Settle
 from controller.rules.table import Phase
 
 
@@ -267,3 +268,75 @@ def test_a_stack_the_camera_could_not_vouch_for_is_asked_when_its_seat_is_paid()
     assert referee.handle(event(DealerOperation("paying seat=6 zone=raise amount=40.00"), t + 2)).refused is None
     outcome = referee.handle(event(ButtonPressed("payment_done"), t + 3))
     assert isinstance(outcome.operation, PaymentDone) and outcome.operation.seat == 6 and outcome.flags == []
+
+
+# The ``Doubts`` alone, on tables the referee played to a known point.
+
+
+def test_a_coups_start_ends_the_coups_doubts_and_keeps_the_antes_left_on_the_felt_and_the_zones_unvouched():
+    referee = betting_referee()
+    referee.handle(event(ChipsChanged(1, "ante", 1000), 10))  # seat 1's ante stays on the felt; seat 3 has none
+    table, doubts = referee.table, Doubts()
+    ante_1, ante_3 = ChipsChanged(1, "ante", 1000, sure=False), ChipsChanged(3, "ante", 500, sure=False)
+    tall = ChipsChanged(1, "raise", 4000, at_least=True)
+    doubts.to_confirm = {(1, "ante"): ante_1, (3, "ante"): ante_3, (1, "raise"): tall}
+    doubts.cards_to_confirm = {(1, 0): "As"}
+    doubts.unvouched = {(1, "raise"): tall}
+    doubts._keyed_paying, doubts._antes_in_doubt = {(1, "raise")}, {1: ante_1}
+    doubts._antes_keyed, doubts._misread = {3}, {(1, "ante")}
+    assert doubts.in_the_coup()
+    doubts.new_coup(table)
+    assert doubts.to_confirm == {(1, "ante"): ante_1} and doubts.unvouched == {(1, "raise"): tall}
+    assert doubts.cards_to_confirm == {} and not doubts.in_the_coup()
+    assert (doubts._keyed_paying, doubts._antes_in_doubt, doubts._antes_keyed, doubts._misread) == (set(), {}, set(),
+                                                                                                    set())
+    # what the coup's doubts decided goes with them: a sure reading of the ante misread is taken as read again
+    assert doubts.taken(ChipsChanged(1, "ante", 1000), None, table).sure
+
+
+def test_a_sure_reading_settles_its_zones_doubt_but_not_an_ante_in_doubt():
+    table, doubts = dealt_referee(2500).table, Doubts()
+    unsure = ChipsChanged(1, "raise", 10000, sure=False)
+    assert doubts.held(unsure, table)  # seat 1 decides: nothing is acted on a doubtful raise
+    assert doubts.to_confirm == {(1, "raise"): unsure}
+    assert not doubts.held(ChipsChanged(1, "raise", 10000), table) and doubts.to_confirm == {}
+    # the dealer's raise of 80 €, not twice the 25 € read: the ante is in doubt, and its reading again is no answer
+    doubts.doubt_the_ante(Raise(table.last_t, 1, 8000), table)
+    assert list(doubts.to_confirm) == [(1, "ante")]
+    assert not doubts.held(ChipsChanged(1, "ante", 2500), table) and list(doubts.to_confirm) == [(1, "ante")]
+
+
+def test_the_dealers_keyed_amount_settles_a_zones_doubt():
+    table, doubts = betting_referee().table, Doubts()
+    read = ChipsChanged(1, "ante", 6000, sure=False)
+    doubts.follow(read, PlaceBet(1, 1, Box.ANTE, 6000), table)
+    waiting = doubts.wait_for(NoMoreBets(2), table)
+    assert waiting is not None and waiting.reason_fr == "place 1 ante : montant à confirmer"
+    doubts.follow(DealerOperation("bet seat=1 box=ante amount=85.00"), PlaceBet(3, 1, Box.ANTE, 8500), table)
+    assert doubts.to_confirm == {} and doubts.wait_for(NoMoreBets(4), table) is None
+
+
+def test_the_dealers_count_of_an_ante_in_doubt_settles_it_and_a_count_unlike_the_reading_marks_the_zone_misread():
+    referee = dealt_referee(2500)
+    table, doubts = referee.table, Doubts()
+    doubts.doubt_the_ante(Raise(table.last_t, 1, 10000), table)
+    counted = doubts.keyed_operation(PlaceBet(table.last_t, 1, Box.ANTE, 5000), table)
+    assert counted == ConfirmAnte(table.last_t, 1, 5000)
+    doubts.follow(DealerOperation("bet seat=1 box=ante amount=50.00"), counted, table)
+    assert doubts.to_confirm == {} and doubts.unvouched == {(1, "ante"): ChipsChanged(1, "ante", 2500)}
+    assert not doubts.taken(ChipsChanged(1, "ante", 2500), None, table).sure  # the camera misread it: not vouched
+    refused = doubts.keyed_operation(ConfirmAnte(table.last_t, 1, 5000), table)  # no doubt left to settle
+    assert not isinstance(refused, ConfirmAnte) and refused.reason_fr == "l'ante de la place 1 n'est pas en doute"
+
+
+def test_a_void_coup_ends_an_antes_doubt():
+    referee = dealt_referee(2500)
+    table, doubts = referee.table, Doubts()
+    raised = Raise(table.last_t, 1, 10000)
+    doubts.doubt_the_ante(raised, table)
+    assert doubts.wait_for(raised, table) is not None
+    void = referee.handle(event(DealerOperation("void reason=test"), 31)).operation
+    assert void is not None and table.phase is Phase.DECISIONS
+    doubts.follow(DealerOperation("void reason=test"), void, table)
+    assert doubts.to_confirm == {} and doubts.wait_for(raised, table) is None
+    assert isinstance(doubts.keyed_operation(PlaceBet(table.last_t, 1, Box.ANTE, 5000), table), PlaceBet)
