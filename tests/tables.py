@@ -8,6 +8,9 @@ from controller.rules.operations import DEALER, Box
 from controller.rules.profile import TableRules
 from controller.rules.table import Table
 
+#: Seat 1 a pair of aces, seat 3 nothing, the dealer ace-king (he qualifies): the coup the table's tests deal.
+HANDS = {1: "As Ad 7c 8h 9s", 3: "2c 3d 9h Jc Qs", DEALER: "Ac Kc 4d 5d 6s"}
+
 
 def rules_for(profile: str = "fr-2007", minimum: int = 1000, maximum: int = 50000, seats: int | None = None,
               **options: bool) -> TableRules:

@@ -9,13 +9,12 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from tables import betting_table, dealt_table, rules_for, showdown
+from tables import HANDS, betting_table, dealt_table, rules_for, showdown
 
 from controller.rules.errors import ActionRefused
 from controller.rules.history import _MONEY_FIELDS
 from controller.rules.operations import (
     AMOUNT_FIELDS,
-    DEALER,
     OPERATION_TYPES,
     Box,
     BuyCard,
@@ -29,7 +28,6 @@ from controller.rules.summary import table_summary
 from controller.rules.table import Phase, Table
 
 T = 10_000
-HANDS = {1: "As Ad 7c 8h 9s", 3: "2c 3d 9h Jc Qs", DEALER: "Ac Kc 4d 5d 6s"}
 NOT_CENTS = [True, False, 10.0, 10.5, -1.5, "1000", Decimal("1000"), Decimal("10.5"), None]
 
 

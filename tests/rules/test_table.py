@@ -7,7 +7,7 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tables import betting_table, dealt_table, rules_for, showdown
+from tables import HANDS, betting_table, dealt_table, rules_for, showdown
 
 from controller.rules.cards import full_deck, parse_card, parse_cards
 from controller.rules.errors import ActionRefused
@@ -33,7 +33,6 @@ from controller.rules.table import Phase, Table
 from controller.sim.coups import new_table, play_coup
 
 T = 10_000
-HANDS = {1: "As Ad 7c 8h 9s", 3: "2c 3d 9h Jc Qs", DEALER: "Ac Kc 4d 5d 6s"}
 
 
 def test_every_action_has_a_check_a_question_and_the_action():
