@@ -252,8 +252,8 @@ def _play(context: zmq.Context, stack: Stack, script: Script, coups: int | None,
         table.wait_ready()
         report.say("sensors process ready: its heartbeat on the bus, the shoe's port open")
         if driver is not None:
-            report.say("vision process: calibrating on the virtual camera's first frames, loading the detector and "
-                       "identifier models (can take a minute)...")
+            report.say("vision process: calibrating on the virtual camera's first frames, loading the table "
+                       "reader's models (can take a minute)...")
             deadline = time.monotonic() + VISION_READY_S
             while not stack_log.vision_ready and time.monotonic() < deadline:
                 table.pause(0.1)

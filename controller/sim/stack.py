@@ -205,7 +205,7 @@ _LOG_LINES = [
     (re.compile(r"vision: calibrated \(RMS ([\d.]+) mm, markers (\[[^\]]*\])"),
      "  vision: felt calibrated on markers {1} (RMS {0} mm)"),
     (re.compile(r"vision: cannot calibrate: (.*)"), "  vision: cannot calibrate yet: {0}"),
-    (re.compile(r"vision: reader ready in ([\d.]+) s"), "  vision: detector and identifier models loaded in {0} s"),
+    (re.compile(r"vision: reader ready in ([\d.]+) s"), "  vision: the table reader's ONNX models loaded in {0} s"),
     (re.compile(r"stud-table\.run (?:WARNING|ERROR) (.*)"), "  table stack: {0}"),
 ]
 
