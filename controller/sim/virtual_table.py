@@ -44,6 +44,7 @@ from controller.rules.operations import DeclareVoid, IdentifyCard, Settle
 
 from .camera import RenderedCamera
 from .devices import WAIT_S, PtyShoe, Stop, Stopped, VirtualPins, never
+from .pace import DealerPace
 from .scene import SceneState
 from .script import JACKPOT_METER_CENTS
 from .world import (
@@ -119,12 +120,20 @@ class VirtualTable:
     def __init__(self, context: zmq.Context, folder: Path, shoe: PtyShoe, pins: VirtualPins,
                  pace_s: float = 0.0, dropout_scale: float = 1.0,
                  on_settled: Callable[[CoupSettled], None] | None = None, vision: SceneDriver | None = None,
-                 stop: Stop = never, tick: Callable[[], None] | None = None) -> None:
+                 stop: Stop = never, tick: Callable[[], None] | None = None,
+                 dealer_pace: DealerPace | None = None) -> None:
         """``stop``: polled wherever the table waits (``Stopped`` once it says so); ``tick``: called there too, for
-        the progress lines."""
+        the progress lines. ``dealer_pace``: a dealer at a real table's pace, who never waits for the vision
+        process (what it saw is counted at the coup's end); without it, he waits after every change on the felt
+        until the vision process has published what a perfect camera would (for debugging the camera)."""
         self.shoe, self.pins = shoe, pins
         self.stop, self.tick = stop, tick
         self.pace_s, self.dropout_scale = pace_s, dropout_scale
+        self.dealer_pace = dealer_pace
+        #: at a real pace: what a perfect camera would have published since the coup's start, and where the vision
+        #: process's observations of the coup start
+        self._coup_wanted: Counter[tuple[object, ...]] = Counter()
+        self._coup_seen_from = 0
         self.on_settled = on_settled
         self.publisher = Publisher(context, f"ipc://{folder}/run/pub.sock", "virtual-table",
                                    heartbeat_topic="vision.heartbeat", acknowledged_at=f"ipc://{folder}/run/sub.sock")
@@ -322,7 +331,7 @@ class VirtualTable:
 
     def step(self, step: Step) -> None:
         match step:
-            case SceneChange(scene=scene):
+            case SceneChange(scene=scene, gesture=gesture):
                 self.scene = scene
                 for topic, body in self.vision.see(scene):
                     self.publisher.publish(topic, body)
@@ -331,9 +340,14 @@ class VirtualTable:
                         self._sent_cards[self.publisher.seq] = time.perf_counter()
                 if self._sent_cards:  # read it back at once: its delay is then the bus's, not our next step's
                     self._flush()
-                if isinstance(self.vision, RenderedCamera):
+                if isinstance(self.vision, RenderedCamera) and self.dealer_pace is None:
                     self._watch_camera(self.vision)
-                if self.pace_s:
+                elif isinstance(self.vision, RenderedCamera):
+                    self._coup_wanted += Counter(observation_key(body) for _topic, body in self.vision.expected
+                                                 if isinstance(body, OBSERVED))
+                if self.dealer_pace is not None:
+                    self.pause(self.dealer_pace.seconds(gesture))
+                elif self.pace_s:
                     self.pause(self.pace_s)
             case KeypadEntry(line=line):
                 if line.split(" ", 1)[0] == "show-dealer":
@@ -395,6 +409,24 @@ class VirtualTable:
         self.results.vision_misses += [f"missed {key}" for key in (wanted - seen).elements()]
         self.results.vision_misses += [f"extra {key}" for key in (seen - wanted).elements()]
 
+    def _count_coup_observations(self) -> None:
+        """At a real pace, at the coup's end: what the vision process published of what a perfect camera would
+        have, over the whole coup (a few seconds granted for the last change to be read)."""
+        wanted = self._coup_wanted
+
+        def seen() -> Counter[tuple[object, ...]]:
+            return Counter(observation_key(body) for body in self._vision_seen[self._coup_seen_from:])
+
+        deadline = time.monotonic() + VISION_WAIT_S
+        while wanted and time.monotonic() < deadline and not wanted <= seen():
+            self._absorb(20)
+        got = seen()
+        self.results.vision_expected += wanted.total()
+        self.results.vision_matched += (wanted & got).total()
+        self.results.vision_misses += [f"missed {key}" for key in (wanted - got).elements()]
+        self.results.vision_misses += [f"extra {key}" for key in (got - wanted).elements()]
+        self._coup_wanted, self._coup_seen_from = Counter(), len(self._vision_seen)
+
     def finish_coup(self, plan: CoupPlan, recover: bool = False) -> None:
         """Until the coup is settled. With ``recover`` (a real camera may miss things), a coup that does not settle
         is handled as a table chief would: declared void, settled (every stake returned) and paid, and play goes on.
@@ -419,6 +451,8 @@ class VirtualTable:
                              "the payment_done button's event")
                 self._wait(lambda: self.state_seen, "the table's state after the press")
         self._flush()
+        if self.dealer_pace is not None and isinstance(self.vision, RenderedCamera):
+            self._count_coup_observations()
 
     def close(self) -> None:
         self.publisher.close()
