@@ -69,6 +69,10 @@ VISION_WAIT_S = 10.0
 SCENE_HOLD_S = 0.4
 #: a doubtful reading the table has not asked about after this long was settled by the camera's next one
 DOUBT_SETTLES_S = 1.0
+#: how long the table waits for the vision process's camera at its start (it calibrates, loads its models)
+VISION_START_S = 60.0
+#: how many times the dealer at a real pace presses a button the table refuses
+PRESSES = 5
 K = TypeVar("K")  # what a doubt is about: a zone (seat, box) or a card (position, index)
 
 
@@ -134,6 +138,9 @@ class VirtualTable:
         #: process's observations of the coup start
         self._coup_wanted: Counter[tuple[object, ...]] = Counter()
         self._coup_seen_from = 0
+        #: the engine's refusals of a button press so far, and whether the vision process says its camera is online
+        self._button_refusals = 0
+        self._vision_online = False
         self.on_settled = on_settled
         self.publisher = Publisher(context, f"ipc://{folder}/run/pub.sock", "virtual-table",
                                    heartbeat_topic="vision.heartbeat", acknowledged_at=f"ipc://{folder}/run/sub.sock")
@@ -203,6 +210,9 @@ class VirtualTable:
             self.results.flags[body.kind] += 1
         elif isinstance(body, Refused):
             self.last_refusal = body.reason
+            self._button_refusals += body.event == "ButtonPressed"
+        elif isinstance(body, CameraStatus) and envelope.publisher == "vision":
+            self._vision_online = body.online
         elif isinstance(body, TableState):
             coup = body.state.get("coup")
             if isinstance(coup, int) and coup != self.coup_number:
@@ -313,6 +323,9 @@ class VirtualTable:
         self._wait(lambda: self.shoe.status_requests > 0, "the sensors process to open the shoe's port")
         self.publisher.publish("vision.camera", CameraStatus(True, "virtual camera"))
         self._flush()
+        if self.dealer_pace is not None and isinstance(self.vision, RenderedCamera):
+            # the table is opened once its camera reads the felt, as a dealer starts once the table is up
+            self._wait(lambda: self._vision_online, "the vision process's camera", seconds=VISION_START_S)
 
     def _flush(self) -> None:
         seq = self.publisher.seq
@@ -364,8 +377,7 @@ class VirtualTable:
                     self._wait(self._answered_all, "the dealer's confirmations")
                 self._seat_paid = False
                 resets = self.shoe.resets
-                self._sensor(("button", button), lambda: self.pins.act(button, "press"),
-                             f"the {button} button's event")
+                self._press(button)
                 if button == "no_more_bets":  # the sensors process resets the shoe's count for the new coup
                     self._wait(lambda: self.shoe.resets > resets, "the shoe's count reset")
             case CutCardSensor(seen=seen):
@@ -385,6 +397,20 @@ class VirtualTable:
                 self.shoe.noise(data)
             case Pause(seconds=seconds):
                 self.pause(seconds)
+
+    def _press(self, button: str) -> None:
+        """The dealer presses ``button``. At a real pace he reads the display's answer: a press refused (the camera
+        not having seen the bets yet, say) he makes again a moment later, as a dealer would, a few times."""
+        for _attempt in range(PRESSES if self.dealer_pace is not None else 1):
+            refused, self.state_seen = self._button_refusals, False
+            self._sensor(("button", button), lambda: self.pins.act(button, "press"), f"the {button} button's event")
+            if self.dealer_pace is None:
+                return
+            with contextlib.suppress(RuntimeError):
+                self._wait(lambda: self.state_seen, "the table's answer to the press", seconds=2.0)
+            if self._button_refusals == refused:
+                return
+            self.pause(self.dealer_pace.seconds("change"))
 
     def _watch_camera(self, camera: RenderedCamera) -> None:
         """Until the vision process has published what a perfect camera would for this scene change (or a while
