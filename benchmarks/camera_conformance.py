@@ -41,6 +41,7 @@ import argparse
 import contextlib
 import json
 import re
+import secrets
 import sqlite3
 import subprocess
 import sys
@@ -103,7 +104,7 @@ def read_store(path: Path) -> dict[int, Coup]:
 
 
 def play(part: Part, camera: str, folder: Path, timeout_s: float,
-         camera_size: tuple[int, int] = DEFAULT_FRAME_SIZE) -> None:
+         camera_size: tuple[int, int] = DEFAULT_FRAME_SIZE, dealer: str = "patient") -> None:
     """``part`` played by the demo with ``camera`` (``rendered``, or ``rendered+CONDITION``, or ``direct``; a
     rendered camera's frames of ``camera_size``); a run that fails or hangs is recorded as failed, not fatal."""
     kind, _, condition = camera.partition("+")
@@ -112,7 +113,8 @@ def play(part: Part, camera: str, folder: Path, timeout_s: float,
                                *(["--camera-condition", condition] if condition else []),
                                *(["--camera-size", f"{camera_size[0]}x{camera_size[1]}"] if kind == "rendered"
                                  else []),
-                               "--folder", str(folder), *part.args], cwd=ROOT, capture_output=True, text=True,
+                               "--dealer", dealer, "--folder", str(folder), *part.args], cwd=ROOT,
+                              capture_output=True, text=True,
                               timeout=timeout_s)
     except subprocess.TimeoutExpired:
         part.failed[camera] = f"no end after {timeout_s:.0f} s"
@@ -191,7 +193,11 @@ def main() -> int:
                         help=f"a coup script (repeatable; default {' and '.join(DEFAULT_SCRIPTS)})")
     parser.add_argument("--no-script", action="store_true", help="random coups only")
     parser.add_argument("--random", type=int, default=3, help="random coups per profile (default 3)")
-    parser.add_argument("--seed", type=int, default=1, help="the first profile's seed; the next ones count on")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="the first profile's seed, the next ones counting on (default: a new one, drawn and "
+                             "printed at the start; give it again to replay that corpus)")
+    parser.add_argument("--dealer", choices=["patient", "real"], default="patient",
+                        help="the virtual dealer of both cameras' runs (stud-table demo --dealer)")
     parser.add_argument("--profile", action="append", choices=profile_names(), default=None,
                         help="random coups of this profile only (repeatable; default every profile); its seed is "
                              "the one it has in the whole corpus")
@@ -207,6 +213,10 @@ def main() -> int:
     parser.add_argument("--conditions-only", action="store_true",
                         help="with --condition: skip the rendered camera's plain run")
     args = parser.parse_args()
+    if args.seed is None:
+        args.seed = secrets.randbelow(10**6)
+    print(f"camera conformance: random coups from seed {args.seed} (replay: --seed {args.seed}), "
+          f"{args.dealer} dealer", file=sys.stderr, flush=True)
     if args.conditions_only and not args.condition:
         parser.error("--conditions-only needs --condition")
     if args.no_script and args.script:
@@ -228,9 +238,10 @@ def main() -> int:
         for k, part in enumerate(parts):
             for camera in ("direct", *renders):
                 print(f"[{k + 1}/{len(parts)}] {part.name}: {camera} camera", file=sys.stderr, flush=True)
-                play(part, camera, Path(work) / f"{k}-{camera}", args.timeout, args.camera_size)
+                play(part, camera, Path(work) / f"{k}-{camera}", args.timeout, args.camera_size, args.dealer)
     size = f"{args.camera_size[0]}x{args.camera_size[1]}"
-    results = [{**compare(parts, camera), "camera_size": size} for camera in renders]
+    results = [{**compare(parts, camera), "camera_size": size, "seed": args.seed, "dealer": args.dealer}
+               for camera in renders]
     result = results[0] if len(results) == 1 else {"by_camera": {r["camera"]: r for r in results}}
     if args.json:
         print(json.dumps(result))

@@ -126,7 +126,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
             return 2
     return run_demo(args.coups, args.seed, args.profile, args.headless, pace, folder, script=args.script,
                     camera=args.camera, conditions=frozenset(args.camera_condition or ()),
-                    camera_size=args.camera_size)
+                    camera_size=args.camera_size, dealer=args.dealer)
 
 
 def _frame_size(text: str) -> tuple[int, int]:
@@ -511,7 +511,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = commands.add_parser("demo", help="the table stack on a virtual table: plays coups until stopped")
     demo.add_argument("--coups", type=int, help="play this many coups, then stop (default: until Ctrl-C)")
-    demo.add_argument("--pace", type=float, help="seconds between two events (default 0.3; 0 with --headless)")
+    demo.add_argument("--dealer", choices=["patient", "real"], default="patient",
+                      help="patient: after every change on the felt he waits until the vision process has seen it "
+                           "(default; instant with --camera direct); real: his gestures take a real dealer's time "
+                           "(controller/sim/pace.py) and he never waits for the camera: the engine does not yet "
+                           "wait for the camera's latency either, so a button pressed before the camera saw the "
+                           "last change is judged without it")
+    demo.add_argument("--pace", type=float,
+                      help="with --dealer patient: seconds between two events (default 0.3; 0 with --headless)")
     demo.add_argument("--folder", help="where to keep the configuration, store and log (default: a new temp folder)")
     demo.add_argument("--seed", type=int, default=1)
     demo.add_argument("--profile", default="fr-2007", choices=profile_names())

@@ -233,6 +233,9 @@ class _Hand:
     candidates: list[_Candidate] = field(default_factory=list)
     #: cards of an earlier coup still on the felt: followed so they are never reported, dropped once gone
     leftovers: list[_Card] = field(default_factory=list)
+    #: a discard taken where the detector still finds a back (the cards around it, staggered, frame a card's shape
+    #: there): that back is none of the hand's, while the seat awaits its bought card
+    ghosts: list[_Card] = field(default_factory=list)
 
 
 @dataclass
@@ -262,6 +265,10 @@ class Tracker:
         self._coup: int | None = None
         #: the seats the engine says await a bought card (``follow``); None until it has said
         self._buying: frozenset[int] | None = None
+        #: for each of those seats, the index of its discard, and the time of the last frame tracked when the
+        #: tracker heard of the purchase: a face that starts to show on the discard's spot after it is the bought
+        #: card laid there, one that showed before is the discard turned up
+        self._discards: dict[int, tuple[int, int]] = {}
 
     # --- what the engine tells it -------------------------------------------------
 
@@ -302,6 +309,17 @@ class Tracker:
         if isinstance(seats, Mapping):
             self._buying = frozenset(int(number) for number, seat in seats.items() if str(number).isdigit()
                                      and isinstance(seat, Mapping) and seat.get("awaits_bought_card"))
+            heard = self._last_ms if self._last_ms is not None else 0
+            discards = {}
+            for number in self._buying:
+                index = seats[str(number)].get("discard")
+                if isinstance(index, int) and not isinstance(index, bool):
+                    known = self._discards.get(number)
+                    discards[number] = known if known is not None and known[0] == index else (index, heard)
+            self._discards = discards
+            for number, hand in self._hands.items():
+                if number not in discards:
+                    hand.ghosts.clear()
 
     def new_coup(self) -> None:
         """Forget the hands and start the order of arrival again; cards still on the felt are never reported."""
@@ -309,7 +327,9 @@ class Tracker:
             hand.leftovers += [card for card in hand.cards if card.state == "present"]
             hand.cards.clear()
             hand.candidates.clear()
+            hand.ghosts.clear()
         self._order = 0
+        self._discards = {}
 
     # --- frames ---------------------------------------------------------------------
 
@@ -368,6 +388,9 @@ class Tracker:
     def _track_hand(self, t_ms: int, seat: int, hand: _Hand, seen: list[Observation], occluded: bool,
                     events: list[Event]) -> list[_Candidate]:
         config = self.config
+        if hand.ghosts:
+            seen = [o for o in seen if not (o.kind == "card_back" and any(
+                math.hypot(o.x_mm - g.x, o.y_mm - g.y) <= config.match_mm for g in hand.ghosts))]
         present = [c for c in hand.cards if c.state == "present"]
         tracks: list[_Card | _Candidate] = [*present, *hand.leftovers, *hand.candidates]
         pairs = sorted(((abs(o.x_mm - k.x) ** 2 + abs(o.y_mm - k.y) ** 2) ** 0.5, i, j)
@@ -394,7 +417,11 @@ class Tracker:
                 # there nor that it went, as when its zone is covered; nor what face it shows
                 track.missing = None
                 if not (occluded or obs.held) and track in present:
-                    events += self._watch_face(seat, track, t_ms, obs)
+                    discard = self._discards.get(seat)
+                    if discard is not None and track.index == discard[0]:
+                        events += self._watch_discard(seat, hand, track, t_ms, obs, discard[1])
+                    else:
+                        events += self._watch_face(seat, track, t_ms, obs)
             elif occluded:
                 track.missing = None  # the count starts again once the zone is visible
             elif track.missing is None:
@@ -430,6 +457,35 @@ class Tracker:
             return []
         votes, card.turning = card.turning, None
         return self._turn(seat, card, votes)
+
+    def _watch_discard(self, seat: int, hand: _Hand, card: _Card, t_ms: int, obs: Observation,
+                       heard_ms: int) -> list[Event]:
+        """The discard of a seat awaiting its bought card. A dealer takes it and lays the bought card in its place
+        in one movement, faster than a card is seen gone: its spot showing steadily another face than the discard's
+        is the discard removed and the bought card placed, never the discard's new face; showing a back where the
+        discard's face was, the discard taken (the back is its neighbours', staggered under it). A face that began
+        to show before the tracker heard of the purchase is the discard turned up, as are its own face's frames."""
+        face = obs.kind == "card_face"
+        label = str(obs.label)
+        turning_up = not card.face_up and card.turning is not None and card.turning.first_ms <= heard_ms
+        other_face = face and (card.identity not in (None, label) if card.face_up
+                               else not turning_up and t_ms > heard_ms)
+        taken = not face and card.face_up
+        if not (other_face or taken):
+            return self._watch_face(seat, card, t_ms, obs)
+        if card.turning is None:
+            card.turning = _run(t_ms, self._vote_of(obs))
+        else:
+            card.turning.add(t_ms, *self._vote_of(obs))
+        if not card.turning.steady(self.config.steady_frames, self.config.steady_ms):
+            return []
+        votes, card.turning = card.turning, None
+        card.state = "removed"
+        face_up, _identity = votes.reading()
+        if not face_up:
+            hand.ghosts.append(card)
+            return [CardRemoved(seat, card.index)]
+        return [CardRemoved(seat, card.index), *self._place(seat, hand, card.x, card.y, votes, card.index)]
 
     def _turn(self, seat: int, card: _Card, votes: _Run) -> list[Event]:
         """The card now shows the face its frames (``votes``) read."""
@@ -521,15 +577,23 @@ class Tracker:
         back = [c for c in removed if c.identity is None or c.identity == identity]
         if back and not self.dealing and self._buying is not None and seat not in self._buying:
             return come_back(back)
-        sure = candidate.seen.agreement() >= self.config.sure_agreement
+        # the bought card takes the discard's place
+        index = min(removed, key=distance).index if removed and not self.dealing else None
+        return self._place(seat, hand, x, y, candidate.seen, index)
+
+    def _place(self, seat: int, hand: _Hand, x: float, y: float, seen: _Run, index: int | None) -> list[Event]:
+        """A new card in the hand, at ``index`` (a discard's place) or after its last card: its frames ``seen``
+        give its face (one they disagree on placed as not yet identified)."""
+        face_up, identity = seen.reading()
+        sure = seen.agreement() >= self.config.sure_agreement
         # the face of a card already in play, which the dealer is asked to name
         repeated = identity if face_up and sure and identity is not None and self._in_play(identity, None) else None
         new = _Card(len(hand.cards), x, y, face_up, identity, identity if sure and repeated is None else None)
         if face_up and not sure:
-            new.doubt = candidate.seen
-        if removed and not self.dealing:
-            new.index = min(removed, key=distance).index  # the bought card takes the discard's place
-            hand.cards[new.index] = new
+            new.doubt = seen
+        if index is not None:
+            new.index = index
+            hand.cards[index] = new
         else:
             hand.cards.append(new)
         self._order += 1

@@ -101,6 +101,8 @@ def table_summary(table: Table, history: bool = False) -> dict[str, Any]:
             "hand_void": seat.hand_void,
             # a card bought and not yet dealt: the only card a hand can still receive after the deal
             "awaits_bought_card": seat.discard is not None and not seat.bought_card_dealt,
+            # which card it replaces: the camera tells the bought card laid in its place from the discard
+            "discard": seat.discard if seat.discard is not None and not seat.bought_card_dealt else None,
         }
     language = table.rules.profile.language
     return {

@@ -31,6 +31,7 @@ from controller.shutdown import STOP
 from .camera import RenderedCamera
 from .conditions import DEFAULT_FRAME_SIZE
 from .devices import Stopped, VirtualPins
+from .pace import DealerPace
 from .script import CoupScript, Script, load_script, random_script
 from .stack import Stack, StackLog, camera_endpoint, start_stack, wait_for_engine
 from .virtual_table import Results, VirtualTable
@@ -98,10 +99,12 @@ class Reporter:
 
 def run_demo(coups: int | None, seed: int, profile_name: str, headless: bool, pace_s: float,
              folder: Path | None = None, script: str | None = None, camera: str = "rendered",
-             conditions: frozenset[str] = frozenset(), camera_size: tuple[int, int] | None = None) -> int:
-    """``camera``: ``rendered`` (frames of ``camera_size`` pixels, default ``DEFAULT_FRAME_SIZE``, through the real
-    vision process, drawn under ``conditions``: ``conditions.CONDITIONS``) or ``direct`` (the observations a
-    perfect camera would publish, for fast runs).
+             conditions: frozenset[str] = frozenset(), camera_size: tuple[int, int] | None = None,
+             dealer: str = "patient") -> int:
+    """``dealer``: ``real`` (his gestures at a real dealer's pace, never waiting for the camera) or ``patient``
+    (waiting for the vision process after every change). ``camera``: ``rendered`` (frames of ``camera_size``
+    pixels, default ``DEFAULT_FRAME_SIZE``, through the real vision process, drawn under ``conditions``:
+    ``conditions.CONDITIONS``) or ``direct`` (the observations a perfect camera would publish, for fast runs).
     Until ``coups`` are played, or SIGINT or SIGTERM (once or twice, at any moment: an orderly stop, then the
     summary; exit 0: ``STOP``'s handler, installed by ``controller.cli.main``)."""
     report = Reporter()
@@ -116,7 +119,7 @@ def run_demo(coups: int | None, seed: int, profile_name: str, headless: bool, pa
     folder.mkdir(parents=True, exist_ok=True)
     rendered = camera == "rendered"
     report.plain(f"stud-table demo: {'the script ' + script if script else f'random coups (seed {seed})'}, "
-                 f"profile {played_script.profile}, {camera} camera"
+                 f"profile {played_script.profile}, {dealer} dealer, {camera} camera"
                  f"{' (' + ', '.join(sorted(conditions)) + ')' if conditions else ''}, "
                  f"{_coups(coups) if coups is not None else 'until Ctrl-C'}; folder {folder}")
     if STOP.requested:
@@ -130,7 +133,7 @@ def run_demo(coups: int | None, seed: int, profile_name: str, headless: bool, pa
     try:
         return _play(context, stack, played_script, coups, headless, pace_s, camera, seed, report=report,
                      stack_log=stack_log, coups_to_play=endless, outcome=outcome, conditions=conditions,
-                     camera_size=camera_size)
+                     camera_size=camera_size, dealer=dealer)
     finally:
         report.say(f"stopping{' on ' + STOP.describe() if STOP.requested else ''}: the table stack (sensors, "
                    f"web{', vision' if rendered else ''}, engine, then the bus proxy)...")
@@ -199,7 +202,7 @@ def _play(context: zmq.Context, stack: Stack, script: Script, coups: int | None,
           pace_s: float, camera: str = "direct", seed: int = 0, report: Reporter | None = None,
           stack_log: StackLog | None = None, coups_to_play: Iterable[CoupScript] | None = None,
           outcome: list[str] | None = None, conditions: frozenset[str] = frozenset(),
-          camera_size: tuple[int, int] | None = None) -> int:
+          camera_size: tuple[int, int] | None = None, dealer: str = "patient") -> int:
     """The coups, on the running stack; their summary goes into ``outcome`` (printed once the stack is stopped)."""
     report = report or Reporter()
     stack_log = stack_log or StackLog(stack.folder / "table.log")
@@ -246,7 +249,8 @@ def _play(context: zmq.Context, stack: Stack, script: Script, coups: int | None,
                                  size=camera_size or DEFAULT_FRAME_SIZE,
                                  conditions=conditions, keys=stack.keys) if rendered else None)
         table = VirtualTable(stack.bus, stack.folder, stack.shoe, pins, pace_s=pace_s,
-                             on_settled=lambda body: _announce(report, body), vision=driver, stop=stop, tick=tick)
+                             on_settled=lambda body: _announce(report, body), vision=driver, stop=stop, tick=tick,
+                             dealer_pace=DealerPace(seed) if dealer == "real" else None)
         results = table.results
         report.say("waiting for the sensors process (mock GPIO pins, the shoe's serial port)...")
         table.wait_ready()

@@ -335,6 +335,10 @@ RANDOM_FAULTS = ("exposed_card", "out_of_turn", "wrong_count", "bet_changed_afte
 #: (models/EXPERIMENTS.md, 2026-12-05)
 STACKED_SHARE = 0.2
 
+#: the share of a random script's players who buy a card, where the profile offers the purchase: the card they
+#: discard, any of the five, drawn apart from the rest of the coup (as the stacks are)
+BUY_SHARE = 0.25
+
 
 def random_script(seed: int, coups: int, profile_name: str = "fr-2007", fault_rate: float = 0.3,
                   stacked_share: float = STACKED_SHARE) -> Script:
@@ -342,6 +346,7 @@ def random_script(seed: int, coups: int, profile_name: str = "fr-2007", fault_ra
     ``stacked_share`` of the bets built in casino stacks (drawn apart: the rest is as without them)."""
     rng = random.Random(seed)
     stacking = random.Random(f"{seed} stacks")
+    buying = random.Random(f"{seed} purchases")
     rules = table_rules(profile_name)
     profile = rules.profile
     seats = tuple(sorted(rng.sample(range(1, profile.marked_seats_max + 1),
@@ -374,6 +379,8 @@ def random_script(seed: int, coups: int, profile_name: str = "fr-2007", fault_ra
                       "stake_not_collected": {"seat": 0}}[kind]
             faults.append(Fault(kind, params))
         stacked = frozenset(seat for seat in players if stacking.random() < stacked_share)
-        played.append(CoupScript(shuffled_deck(rng.getrandbits(32)), bets,
-                                 {seat: Decision("auto") for seat in players}, tuple(faults), stacked))
+        decisions = {seat: Decision("buy", buying.randrange(ROUNDS))
+                     if profile.card_purchase and buying.random() < BUY_SHARE else Decision("auto")
+                     for seat in players}
+        played.append(CoupScript(shuffled_deck(rng.getrandbits(32)), bets, decisions, tuple(faults), stacked))
     return Script(profile_name, seats, tuple(played))

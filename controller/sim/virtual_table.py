@@ -44,6 +44,7 @@ from controller.rules.operations import DeclareVoid, IdentifyCard, Settle
 
 from .camera import RenderedCamera
 from .devices import WAIT_S, PtyShoe, Stop, Stopped, VirtualPins, never
+from .pace import DealerPace
 from .scene import SceneState
 from .script import JACKPOT_METER_CENTS
 from .world import (
@@ -68,6 +69,10 @@ VISION_WAIT_S = 10.0
 SCENE_HOLD_S = 0.4
 #: a doubtful reading the table has not asked about after this long was settled by the camera's next one
 DOUBT_SETTLES_S = 1.0
+#: how long the table waits for the vision process's camera at its start (it calibrates, loads its models)
+VISION_START_S = 60.0
+#: how many times the dealer at a real pace presses a button the table refuses
+PRESSES = 5
 K = TypeVar("K")  # what a doubt is about: a zone (seat, box) or a card (position, index)
 
 
@@ -119,12 +124,23 @@ class VirtualTable:
     def __init__(self, context: zmq.Context, folder: Path, shoe: PtyShoe, pins: VirtualPins,
                  pace_s: float = 0.0, dropout_scale: float = 1.0,
                  on_settled: Callable[[CoupSettled], None] | None = None, vision: SceneDriver | None = None,
-                 stop: Stop = never, tick: Callable[[], None] | None = None) -> None:
+                 stop: Stop = never, tick: Callable[[], None] | None = None,
+                 dealer_pace: DealerPace | None = None) -> None:
         """``stop``: polled wherever the table waits (``Stopped`` once it says so); ``tick``: called there too, for
-        the progress lines."""
+        the progress lines. ``dealer_pace``: a dealer at a real table's pace, who never waits for the vision
+        process (what it saw is counted at the coup's end); without it, he waits after every change on the felt
+        until the vision process has published what a perfect camera would (for debugging the camera)."""
         self.shoe, self.pins = shoe, pins
         self.stop, self.tick = stop, tick
         self.pace_s, self.dropout_scale = pace_s, dropout_scale
+        self.dealer_pace = dealer_pace
+        #: at a real pace: what a perfect camera would have published since the coup's start, and where the vision
+        #: process's observations of the coup start
+        self._coup_wanted: Counter[tuple[object, ...]] = Counter()
+        self._coup_seen_from = 0
+        #: the engine's refusals of a button press so far, and whether the vision process says its camera is online
+        self._button_refusals = 0
+        self._vision_online = False
         self.on_settled = on_settled
         self.publisher = Publisher(context, f"ipc://{folder}/run/pub.sock", "virtual-table",
                                    heartbeat_topic="vision.heartbeat", acknowledged_at=f"ipc://{folder}/run/sub.sock")
@@ -194,6 +210,9 @@ class VirtualTable:
             self.results.flags[body.kind] += 1
         elif isinstance(body, Refused):
             self.last_refusal = body.reason
+            self._button_refusals += body.event == "ButtonPressed"
+        elif isinstance(body, CameraStatus) and envelope.publisher == "vision":
+            self._vision_online = body.online
         elif isinstance(body, TableState):
             coup = body.state.get("coup")
             if isinstance(coup, int) and coup != self.coup_number:
@@ -304,6 +323,9 @@ class VirtualTable:
         self._wait(lambda: self.shoe.status_requests > 0, "the sensors process to open the shoe's port")
         self.publisher.publish("vision.camera", CameraStatus(True, "virtual camera"))
         self._flush()
+        if self.dealer_pace is not None and isinstance(self.vision, RenderedCamera):
+            # the table is opened once its camera reads the felt, as a dealer starts once the table is up
+            self._wait(lambda: self._vision_online, "the vision process's camera", seconds=VISION_START_S)
 
     def _flush(self) -> None:
         seq = self.publisher.seq
@@ -322,7 +344,7 @@ class VirtualTable:
 
     def step(self, step: Step) -> None:
         match step:
-            case SceneChange(scene=scene):
+            case SceneChange(scene=scene, gesture=gesture):
                 self.scene = scene
                 for topic, body in self.vision.see(scene):
                     self.publisher.publish(topic, body)
@@ -331,9 +353,14 @@ class VirtualTable:
                         self._sent_cards[self.publisher.seq] = time.perf_counter()
                 if self._sent_cards:  # read it back at once: its delay is then the bus's, not our next step's
                     self._flush()
-                if isinstance(self.vision, RenderedCamera):
+                if isinstance(self.vision, RenderedCamera) and self.dealer_pace is None:
                     self._watch_camera(self.vision)
-                if self.pace_s:
+                elif isinstance(self.vision, RenderedCamera):
+                    self._coup_wanted += Counter(observation_key(body) for _topic, body in self.vision.expected
+                                                 if isinstance(body, OBSERVED))
+                if self.dealer_pace is not None:
+                    self.pause(self.dealer_pace.seconds(gesture))
+                elif self.pace_s:
                     self.pause(self.pace_s)
             case KeypadEntry(line=line):
                 if line.split(" ", 1)[0] == "show-dealer":
@@ -350,8 +377,7 @@ class VirtualTable:
                     self._wait(self._answered_all, "the dealer's confirmations")
                 self._seat_paid = False
                 resets = self.shoe.resets
-                self._sensor(("button", button), lambda: self.pins.act(button, "press"),
-                             f"the {button} button's event")
+                self._press(button)
                 if button == "no_more_bets":  # the sensors process resets the shoe's count for the new coup
                     self._wait(lambda: self.shoe.resets > resets, "the shoe's count reset")
             case CutCardSensor(seen=seen):
@@ -371,6 +397,20 @@ class VirtualTable:
                 self.shoe.noise(data)
             case Pause(seconds=seconds):
                 self.pause(seconds)
+
+    def _press(self, button: str) -> None:
+        """The dealer presses ``button``. At a real pace he reads the display's answer: a press refused (the camera
+        not having seen the bets yet, say) he makes again a moment later, as a dealer would, a few times."""
+        for _attempt in range(PRESSES if self.dealer_pace is not None else 1):
+            refused, self.state_seen = self._button_refusals, False
+            self._sensor(("button", button), lambda: self.pins.act(button, "press"), f"the {button} button's event")
+            if self.dealer_pace is None:
+                return
+            with contextlib.suppress(RuntimeError):
+                self._wait(lambda: self.state_seen, "the table's answer to the press", seconds=2.0)
+            if self._button_refusals == refused:
+                return
+            self.pause(self.dealer_pace.seconds("change"))
 
     def _watch_camera(self, camera: RenderedCamera) -> None:
         """Until the vision process has published what a perfect camera would for this scene change (or a while
@@ -394,6 +434,24 @@ class VirtualTable:
         self.results.vision_matched += (wanted & seen).total()
         self.results.vision_misses += [f"missed {key}" for key in (wanted - seen).elements()]
         self.results.vision_misses += [f"extra {key}" for key in (seen - wanted).elements()]
+
+    def _count_coup_observations(self) -> None:
+        """At a real pace, at the coup's end: what the vision process published of what a perfect camera would
+        have, over the whole coup (a few seconds granted for the last change to be read)."""
+        wanted = self._coup_wanted
+
+        def seen() -> Counter[tuple[object, ...]]:
+            return Counter(observation_key(body) for body in self._vision_seen[self._coup_seen_from:])
+
+        deadline = time.monotonic() + VISION_WAIT_S
+        while wanted and time.monotonic() < deadline and not wanted <= seen():
+            self._absorb(20)
+        got = seen()
+        self.results.vision_expected += wanted.total()
+        self.results.vision_matched += (wanted & got).total()
+        self.results.vision_misses += [f"missed {key}" for key in (wanted - got).elements()]
+        self.results.vision_misses += [f"extra {key}" for key in (got - wanted).elements()]
+        self._coup_wanted, self._coup_seen_from = Counter(), len(self._vision_seen)
 
     def finish_coup(self, plan: CoupPlan, recover: bool = False) -> None:
         """Until the coup is settled. With ``recover`` (a real camera may miss things), a coup that does not settle
@@ -419,6 +477,8 @@ class VirtualTable:
                              "the payment_done button's event")
                 self._wait(lambda: self.state_seen, "the table's state after the press")
         self._flush()
+        if self.dealer_pace is not None and isinstance(self.vision, RenderedCamera):
+            self._count_coup_observations()
 
     def close(self) -> None:
         self.publisher.close()

@@ -73,6 +73,8 @@ STEP_MS = 700
 @dataclass(frozen=True)
 class SceneChange:
     scene: SceneState
+    #: the dealer's (or a player's) gesture that made it, which sets how long it takes (``controller.sim.pace``)
+    gesture: str = "change"
 
 
 @dataclass(frozen=True)
@@ -184,9 +186,9 @@ class World:
         self.t += STEP_MS
         return self.t
 
-    def _show(self, scene: SceneState) -> None:
+    def _show(self, scene: SceneState, gesture: str = "change") -> None:
         self.scene = scene
-        self.steps.append(SceneChange(scene))
+        self.steps.append(SceneChange(scene, gesture))
 
     def _keypad(self, op: Operation) -> None:
         self._apply(op)
@@ -201,7 +203,7 @@ class World:
             chips = make_stack(amount)
         except ValueError as error:
             raise ValueError(f"coup {self.table.coup.number}: {box} of seat {seat}: {error}") from None
-        self._show(self.scene.with_chips(seat, box, chips, seat in self._stacked))
+        self._show(self.scene.with_chips(seat, box, chips, seat in self._stacked), "chips")
         if box != "raise":
             self._apply(PlaceBet(self._tick(), seat, Box(box), amount))
 
@@ -209,7 +211,7 @@ class World:
         card = next(c for c in self.scene.hand(position) if c.index == index)
         if card.face_up:
             return
-        self._show(self.scene.with_card(replace(card, face_up=True)))
+        self._show(self.scene.with_card(replace(card, face_up=True)), "turn")
         self._apply(IdentifyCard(self._tick(), position, index, _card(card.card)))
 
     def _deal(self, position: int, card: Card, face_up: bool, index: int | None = None) -> None:
@@ -217,9 +219,9 @@ class World:
         self.steps.append(ShoeDraw(self.shoe_count))
         self._apply(ShoeCount(self._tick(), self.shoe_count))
         target = self._zones.get((position, "cards"), self._dealer_card_area)
-        self._show(replace(self.scene, arms=(Arm(self._dealer_stands_at, target),)))
+        self._show(replace(self.scene, arms=(Arm(self._dealer_stands_at, target),)), "reach")
         slot = len(self.scene.hand(position)) if index is None else index
-        self._show(replace(self.scene.with_card(CardOnFelt(position, slot, str(card), face_up)), arms=()))
+        self._show(replace(self.scene.with_card(CardOnFelt(position, slot, str(card), face_up)), arms=()), "lay")
 
     # -- the session
     def open(self, seats: tuple[int, ...]) -> list[Step]:
@@ -259,7 +261,7 @@ class World:
         settlement = settlement_data(table.settlement, self.rules.profile.language) if table.settlement else {}
         self._pay(coup)
         # The dealer collects the cards and ends the coup; the players take what is left (pushes, returned stakes).
-        self._show(replace(self.scene, cards=()))
+        self._show(replace(self.scene, cards=()), "collect")
         self._press("payment_done", EndCoup(self._tick(), watched=self.scene.camera_online))
         for stack in sorted(self.scene.chips, key=lambda s: (s.seat, s.box)):
             self._chips(stack.seat, stack.box, 0)
@@ -314,9 +316,9 @@ class World:
         self._keypad(DecisionTimeout(self._tick(), seat))
         amount = table.seats[seat].raise_amount
         if amount:
-            self._show(self.scene.with_chips(seat, "raise", make_stack(amount), seat in self._stacked))
+            self._show(self.scene.with_chips(seat, "raise", make_stack(amount), seat in self._stacked), "chips")
             return True
-        self._show(replace(self.scene, cards=tuple(c for c in self.scene.cards if c.position != seat)))
+        self._show(replace(self.scene, cards=tuple(c for c in self.scene.cards if c.position != seat)), "take")
         return False
 
     def _paying_chips(self, seat: int, zone: str, amount: int) -> None:
@@ -324,7 +326,7 @@ class World:
             chips = make_stack(amount)
         except ValueError as error:
             raise ValueError(f"coup {self.table.coup.number}: paying seat {seat}'s {zone}: {error}") from None
-        self._show(self.scene.with_chips(seat, zone, chips, seat in self._stacked))
+        self._show(self.scene.with_chips(seat, zone, chips, seat in self._stacked), "chips")
         self._apply(PaymentSeen(self._tick(), seat, zone, amount))
 
     def _deal_round_by_round(self, coup: CoupScript, players: list[int]) -> None:
@@ -336,10 +338,10 @@ class World:
         for round_number in range(1, HAND_SIZE + 1):
             if dropout and round_number == 2:
                 self.steps.append(CameraDropout(False, dropout["seconds"]))
-                self._show(replace(self.scene, camera_online=False))
+                self._show(replace(self.scene, camera_online=False), "camera")
             if dropout and round_number == 4:
                 self.steps.append(CameraDropout(True))
-                self._show(replace(self.scene, camera_online=True))
+                self._show(replace(self.scene, camera_online=True), "camera")
             if noise and round_number == 3:
                 self.steps.append(SerialNoise(_noise(self.noise_seed + self.table.coup.number, noise["bytes"])))
             positions = players + [DEALER]
@@ -365,13 +367,13 @@ class World:
                 self._apply(DealCard(self.t, position, card if seen_up else None, seen_up))
                 if shown:  # « elle est retournée et la donne se poursuit »
                     placed = self.scene.hand(position)[-1]
-                    self._show(self.scene.with_card(replace(placed, face_up=False)))
+                    self._show(self.scene.with_card(replace(placed, face_up=False)), "turn")
             if looks and looks["round"] == round_number:
                 seat = looks["seat"]
                 self._show(replace(self.scene, cards=tuple(replace(c, lifted=c.position == seat)
-                                                           for c in self.scene.cards)))
+                                                           for c in self.scene.cards)), "look")
                 self._apply(PlayerLooks(self._tick(), seat))
-                self._show(replace(self.scene, cards=tuple(replace(c, lifted=False) for c in self.scene.cards)))
+                self._show(replace(self.scene, cards=tuple(replace(c, lifted=False) for c in self.scene.cards)), "look")
         if wrong and wrong["cards"] == 6:
             self._deal(wrong["seat"], deck[0], False)
             self._apply(DealCard(self.t, wrong["seat"], None, False))
@@ -396,7 +398,7 @@ class World:
             ante = table.seats[seat].fixed[Box.ANTE]
             if decision.action == "fold":
                 self._keypad(Fold(self._tick(), seat))
-                self._show(replace(self.scene, cards=tuple(c for c in self.scene.cards if c.position != seat)))
+                self._show(replace(self.scene, cards=tuple(c for c in self.scene.cards if c.position != seat)), "take")
                 continue
             amount = ante * profile.raise_multiple
             self._chips(seat, "raise", amount)
@@ -405,7 +407,7 @@ class World:
             if decision.action == "buy" and decision.discard is not None:
                 self._turn_up(seat, decision.discard)  # the discarded card is shown as it goes
                 self._keypad(BuyCard(self._tick(), seat, decision.discard, ante * profile.purchase_price_in_antes))
-                self._show(self.scene.without_card(seat, decision.discard))
+                self._show(self.scene.without_card(seat, decision.discard), "take")
                 buyers.append((seat, decision.discard))
                 if any(s.seat == seat and s.box == "bonus" for s in self.scene.chips):
                     self._chips(seat, "bonus", 0)  # the purchase forfeits the bonus

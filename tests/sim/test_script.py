@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from controller.rules.cards import full_deck, parse_card
+from controller.sim.pace import GESTURE_SECONDS, DealerPace
 from controller.sim.script import FAULTS, ScriptError, load_script, parse_script, random_script
 from controller.sim.world import (
     ButtonPress,
@@ -158,6 +159,29 @@ def test_random_script_is_reproducible_from_its_seed_and_plays_through_the_rules
             assert plan.flags == [], (kinds, plan.flags)
         else:
             assert plan.flags, kinds
+
+
+def test_random_players_buy_each_of_the_five_cards_where_the_profile_offers_the_purchase():
+    buys = Counter(decision.discard for coup in random_script(5, 60, "fr-2007").coups
+                   for decision in coup.decisions.values() if decision.action == "buy")
+    assert set(buys) == {0, 1, 2, 3, 4}
+    timeline = build_timeline(random_script(5, 60, "fr-2007"))
+    assert all(plan.settlement for plan in timeline.coups)  # every purchase plays through the rules
+    assert not any(decision.action == "buy" for coup in random_script(5, 60, "caribbean-us").coups
+                   for decision in coup.decisions.values())
+
+
+def test_every_gesture_of_a_timeline_takes_a_dealers_time_drawn_again_the_same_from_its_seed():
+    timeline = build_timeline(load_script(DEMO_SCRIPT))
+    gestures = Counter(step.gesture for plan in timeline.coups for step in plan.steps
+                       if isinstance(step, SceneChange))
+    assert set(gestures) <= set(GESTURE_SECONDS) and {"reach", "lay", "turn", "take", "chips"} <= set(gestures)
+    one, two = DealerPace(7), DealerPace(7)
+    drawn = [(g, one.seconds(g)) for g in gestures.elements()]
+    assert drawn == [(g, two.seconds(g)) for g in gestures.elements()]
+    assert all(GESTURE_SECONDS[g][0] <= s <= GESTURE_SECONDS[g][1] for g, s in drawn)
+    cards = [one.seconds("reach") + one.seconds("lay") for _ in range(500)]
+    assert min(cards) >= 0.4 and max(cards) <= 1.2  # a card every 0.4 to 1.2 s
 
 
 # --- each fault, its flag -------------------------------------------------------------------------------------------

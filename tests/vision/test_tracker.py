@@ -500,3 +500,78 @@ def test_a_face_read_as_a_card_already_in_play_goes_to_the_dealer_once():
     feed.frames(10, [face(0, "AH", 900), face(3, "AH", 700), back(5, 700)])
     assert feed.frames(10, [face(0, "AH", 900), face(3, "AH", 700), face(5, "KH", 700)]) == [
         CardIdentified(5, 0, "Kh")]
+
+
+def buying(seat: int, discard: int) -> dict[str, object]:
+    """The engine's state once ``seat`` has bought a card for its card ``discard``."""
+    return {"phase": "decisions", "coup": 1, "seats": {str(seat): {"awaits_bought_card": True, "discard": discard}}}
+
+
+def dealt_hand(seat: int) -> tuple[Feed, list[Observation]]:
+    """Five cards dealt face down to ``seat``, staggered as the felt lays them (28 mm apart: a removed card's spot
+    is then within reach of no other card's)."""
+    feed = Feed(Tracker(CONFIG, dealing=True))
+    hand = [back(seat, 1200 + 28 * i) for i in range(5)]
+    assert len(feed.frames(5, hand)) == 5
+    feed.tracker.follow({"phase": "decisions", "coup": 1, "seats": {str(seat): {"awaits_bought_card": False}}})
+    return feed, hand
+
+
+@pytest.mark.parametrize("discard", range(5))
+def test_a_bought_card_laid_where_the_shown_discard_lay_is_a_removal_and_a_placement(discard):
+    """A dealer takes the discard and lays the bought card in its place in one movement, before the discard could
+    be seen gone: the new face on its spot is the bought card, never a new face of the discard."""
+    feed, hand = dealt_hand(3)
+    shown = [*hand[:discard], face(3, "9H", 1200 + 28 * discard), *hand[discard + 1:]]
+    assert feed.frames(5, shown) == [CardIdentified(3, discard, "9h")]
+    feed.tracker.follow(buying(3, discard))
+    laid = [*hand[:discard], face(3, "KS", 1200 + 28 * discard), *hand[discard + 1:]]
+    assert feed.frames(10, laid) == [CardRemoved(3, discard), CardPlaced(3, "Ks", True, 6)]
+    assert feed.frames(20, laid) == []  # once
+    # the hand turned up at the showdown: the bought card known, the others identified in their places
+    feed.tracker.follow({"phase": "showdown", "coup": 1, "seats": {"3": {"awaits_bought_card": False}}})
+    labels = ["2C", "3C", "4C", "5C", "6C"]
+    labels[discard] = "KS"
+    events = feed.frames(10, [face(3, label, 1200 + 28 * i) for i, label in enumerate(labels)])
+    assert events == [CardIdentified(3, i, rules_card(label)) for i, label in enumerate(labels) if i != discard]
+
+
+@pytest.mark.parametrize("discard", range(5))
+def test_a_discard_taken_where_its_neighbours_still_show_a_back_is_removed_and_that_back_is_no_card(discard):
+    """From above, a staggered hand with a middle card gone still shows a card's shape there (the cards under and
+    over it): the detector finds a back on the discard's spot. That is the discard taken, not a card turned face
+    down, and that back never counts as a card; the bought card laid there does."""
+    feed, hand = dealt_hand(5)
+    spot = 1200 + 28 * discard
+    assert feed.frames(5, [*hand[:discard], face(5, "9H", spot), *hand[discard + 1:]]) == [
+        CardIdentified(5, discard, "9h")]
+    feed.tracker.follow(buying(5, discard))
+    phantom = [*hand[:discard], back(5, spot + 3), *hand[discard + 1:]]
+    assert feed.frames(30, phantom) == [CardRemoved(5, discard)]
+    laid = [*hand[:discard], face(5, "KS", spot), *hand[discard + 1:]]
+    assert feed.frames(10, laid) == [CardPlaced(5, "Ks", True, 6)]
+
+
+def test_a_face_down_discard_replaced_in_place_and_a_discard_turned_up_before_the_purchase():
+    feed, hand = dealt_hand(2)
+    feed.tracker.follow(buying(2, 1))
+    # never shown: the first face on its spot after the purchase is the bought card
+    laid = [hand[0], face(2, "QD", 1228), *hand[2:]]
+    assert feed.frames(10, laid) == [CardRemoved(2, 1), CardPlaced(2, "Qd", True, 6)]
+    # a discard whose face began to show before the tracker heard of the purchase is the discard turned up
+    feed, hand = dealt_hand(2)
+    shown = [hand[0], face(2, "QD", 1228), *hand[2:]]
+    assert feed.frames(2, shown) == []
+    feed.tracker.follow(buying(2, 1))
+    assert feed.frames(10, shown) == [CardIdentified(2, 1, "Qd")]
+    assert feed.frames(10, [hand[0], face(2, "7S", 1228), *hand[2:]]) == [CardRemoved(2, 1),
+                                                                          CardPlaced(2, "7s", True, 6)]
+
+
+def test_another_face_on_a_card_of_a_seat_buying_nothing_or_not_its_discard_is_no_new_card():
+    feed, hand = dealt_hand(4)
+    shown = [face(4, "9H", 1200), *hand[1:]]
+    assert feed.frames(5, shown) == [CardIdentified(4, 0, "9h")]
+    assert feed.frames(20, [face(4, "KS", 1200), *hand[1:]]) == []  # a misread of a known card, ignored
+    feed.tracker.follow(buying(4, 3))
+    assert feed.frames(20, [face(4, "KS", 1200), *hand[1:]]) == []  # not the discard's spot
