@@ -48,7 +48,9 @@ class Child:
 
 def table_processes(config: Path, with_sensors: bool, with_vision: bool = False) -> list[Child]:
     """The proxy first (the bus the others connect to; stopped last), then the others."""
-    python = [sys.executable, "-m", "controller.cli"]
+    # -P: the children import the installed package, as the parent does, never a checkout that is their
+    # working directory (the Pi's service runs in /opt/stud-table)
+    python = [sys.executable, "-P", "-m", "controller.cli"]
     children = [Child("proxy", [*python, "proxy", "--config", str(config)]),
                 Child("engine", [*python, "engine", "--config", str(config)])]
     if with_sensors:

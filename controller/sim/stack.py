@@ -164,7 +164,9 @@ def start_stack(folder: Path, profile_name: str, rendered: bool = False) -> Stac
     (folder / "table.toml").write_text(table)
     shoe_link = folder / "run" / "shoe"
     (folder / "sensors.toml").write_text(table + SENSORS.format(port=shoe_link))
-    python = [sys.executable, "-m", "controller.cli"]
+    # -P: the children import the installed package, as the parent does, never a checkout that is their
+    # working directory (the Pi's service runs in /opt/stud-table)
+    python = [sys.executable, "-P", "-m", "controller.cli"]
     run_log = open(folder / "table.log", "w")  # noqa: SIM115 - kept open for the child's lifetime
     sensors_log = open(folder / "sensors.log", "w")  # noqa: SIM115
     # Started before the shoe's thread: no other thread runs while they fork. Each in a process group of its own:

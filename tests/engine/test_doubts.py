@@ -340,3 +340,25 @@ def test_a_void_coup_ends_an_antes_doubt():
     doubts.follow(DealerOperation("void reason=test"), void, table)
     assert doubts.to_confirm == {} and doubts.wait_for(raised, table) is None
     assert isinstance(doubts.keyed_operation(PlaceBet(table.last_t, 1, Box.ANTE, 5000), table), PlaceBet)
+
+
+def test_the_doubts_of_a_coup_last_the_whole_coup_and_end_with_it_not_with_each_event():
+    """The referee clears a coup's doubts once, when the next coup starts: a zone the dealer keyed while paying is
+    not asked again at the next event, and the next coup opens with none of them."""
+    referee, t = settled_referee()
+    referee.handle(event(CameraStatus(True), t))
+    referee.handle(event(ChipsChanged(6, "raise", 9000, at_least=True, sure=False), t + 1))  # too tall to count
+    assert referee.state()["to_confirm"] == [{"seat": 6, "box": "raise", "amount": 9000, "at_least": True}]
+    assert referee.handle(event(DealerOperation("paying seat=6 zone=raise amount=40.00"), t + 2)).refused is None
+    for later in range(t + 3, t + 6):  # operations of the same coup: the keyed zone stays answered
+        assert referee.handle(event(ChipsChanged(6, "ante", 4000 + later), later)).operation is not None
+        assert referee.state()["to_confirm"] == []
+    assert referee.doubts.in_the_coup()
+    for step, seat in enumerate((6, 4, 1)):
+        referee.handle(event(ChipsChanged(seat, "ante", 0), t + 10 + 3 * step))
+        referee.handle(event(ChipsChanged(seat, "raise", 0), t + 11 + 3 * step))
+        assert referee.handle(event(ButtonPressed("payment_done"), t + 12 + 3 * step)).refused is None
+    coup = referee.table.coup.number
+    assert referee.handle(event(ButtonPressed("payment_done"), t + 30)).refused is None  # the coup's end
+    assert referee.table.coup.number == coup + 1
+    assert not referee.doubts.in_the_coup() and referee.state()["cards_to_confirm"] == []

@@ -21,7 +21,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 BENCHMARKS_README = ROOT / "benchmarks" / "README.md"
 README_LINES = 150
-PARAGRAPH_WORDS = 130
+PARAGRAPH_WORDS = 120
 
 CODE_SPAN = re.compile(r"`([^`\n]+)`")
 SCRIPT = re.compile(r"(?<![\w/.-])(benchmarks/[\w-]+\.py)(?![\w.-])")
@@ -29,7 +29,7 @@ SUBCOMMAND = re.compile(r"(?<![\w-])stud-table\s+([a-z][a-z-]*)")
 OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 #: a word of 7 to 40 hexadecimal digits holding a digit and a letter: what a commit's hash looks like
 COMMIT_HASH = re.compile(r"(?<![\w-])(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}(?![\w-])")
-DATE = re.compile(r"(?<!\d)2026-\d\d-\d\d(?!\d)")
+DATE = re.compile(r"(?<!\d)(?:19|20)\d\d-\d\d-\d\d(?!\d)")
 LIST_ITEM = re.compile(r"\s*(?:[-*+]|\d+\.)\s")
 
 

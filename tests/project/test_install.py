@@ -137,6 +137,21 @@ def test_the_installed_demo_plays_a_coup_from_another_folder(site, tmp_path):
     _played_one_coup(done, folder)
 
 
+def test_the_table_processes_import_the_install_even_from_a_checkout_as_their_working_folder(site, tmp_path):
+    """The Pi's service runs in its checkout, /opt/stud-table: the processes the table starts import the installed
+    package, never the checkout's copy beside them (a ``git pull`` not installed yet)."""
+    checkout = tmp_path / "checkout"
+    for package in ("controller", "vision"):
+        (checkout / package).mkdir(parents=True)
+        (checkout / package / "__init__.py").write_text("raise ImportError('the checkout was imported')\n")
+    folder = tmp_path / "demo"
+    # -P: as the installed console script, the parent itself does not look in its working folder
+    done = _installed(site, checkout, "-P", "-m", "controller.cli", "demo", "--headless", "--coups", "1",
+                      "--camera", "direct", "--folder", str(folder), timeout=240)
+    _played_one_coup(done, folder)
+    assert "the checkout was imported" not in (folder / "table.log").read_text(encoding="utf-8", errors="replace")
+
+
 @pytest.mark.slow
 def test_the_installed_demo_reads_its_rendered_camera_with_the_installed_models(site, tmp_path):
     """The vision process runs the wheel's ONNX models on the virtual camera's frames (about 40 s)."""
