@@ -449,14 +449,20 @@ class Tracker:
         if (obs.kind == "card_face") == card.face_up:
             card.turning = None
             return self._vote(seat, card, t_ms, self._vote_of(obs)) if card.doubt and obs.kind == "card_face" else []
+        votes = self._steadily_other(card, t_ms, obs)
+        return self._turn(seat, card, votes) if votes is not None else []
+
+    def _steadily_other(self, card: _Card, t_ms: int, obs: Observation) -> _Run | None:
+        """One more frame showing the card otherwise than it was known: the frames that did, once steady (the
+        card's run then starts again), else None."""
         if card.turning is None:
             card.turning = _run(t_ms, self._vote_of(obs))
         else:
             card.turning.add(t_ms, *self._vote_of(obs))
         if not card.turning.steady(self.config.steady_frames, self.config.steady_ms):
-            return []
+            return None
         votes, card.turning = card.turning, None
-        return self._turn(seat, card, votes)
+        return votes
 
     def _watch_discard(self, seat: int, hand: _Hand, card: _Card, t_ms: int, obs: Observation,
                        heard_ms: int) -> list[Event]:
@@ -473,13 +479,9 @@ class Tracker:
         taken = not face and card.face_up
         if not (other_face or taken):
             return self._watch_face(seat, card, t_ms, obs)
-        if card.turning is None:
-            card.turning = _run(t_ms, self._vote_of(obs))
-        else:
-            card.turning.add(t_ms, *self._vote_of(obs))
-        if not card.turning.steady(self.config.steady_frames, self.config.steady_ms):
+        votes = self._steadily_other(card, t_ms, obs)
+        if votes is None:
             return []
-        votes, card.turning = card.turning, None
         card.state = "removed"
         face_up, _identity = votes.reading()
         if not face_up:

@@ -24,9 +24,6 @@ GESTURE_SECONDS: dict[str, tuple[float, float]] = {
     "change": (0.3, 1.0),  # any other change on the felt
 }
 
-#: the dealers the virtual table has: at a real pace, or waiting for the vision process after every change
-DEALERS = ("real", "patient")
-
 
 class DealerPace:
     """The seconds each gesture takes, drawn from ``GESTURE_SECONDS`` with a seeded generator."""

@@ -430,6 +430,10 @@ class VirtualTable:
         seen = got()
         if wanted and wanted <= seen:
             self.results.vision_delays.append(time.perf_counter() - shown)
+        self._tally(wanted, seen)
+
+    def _tally(self, wanted: Counter[tuple[object, ...]], seen: Counter[tuple[object, ...]]) -> None:
+        """What the vision process published (``seen``) of what a perfect camera would have (``wanted``)."""
         self.results.vision_expected += wanted.total()
         self.results.vision_matched += (wanted & seen).total()
         self.results.vision_misses += [f"missed {key}" for key in (wanted - seen).elements()]
@@ -446,11 +450,7 @@ class VirtualTable:
         deadline = time.monotonic() + VISION_WAIT_S
         while wanted and time.monotonic() < deadline and not wanted <= seen():
             self._absorb(20)
-        got = seen()
-        self.results.vision_expected += wanted.total()
-        self.results.vision_matched += (wanted & got).total()
-        self.results.vision_misses += [f"missed {key}" for key in (wanted - got).elements()]
-        self.results.vision_misses += [f"extra {key}" for key in (got - wanted).elements()]
+        self._tally(wanted, seen())
         self._coup_wanted, self._coup_seen_from = Counter(), len(self._vision_seen)
 
     def finish_coup(self, plan: CoupPlan, recover: bool = False) -> None:
