@@ -6,8 +6,8 @@ Run from the repository root (the rendered camera takes about half a minute a co
     .venv/bin/python benchmarks/camera_conformance.py                     # the default corpus, a table of figures
     .venv/bin/python benchmarks/camera_conformance.py --json
     .venv/bin/python benchmarks/camera_conformance.py --script deploy/demo-script.toml --random 0
-    .venv/bin/python benchmarks/camera_conformance.py --random 19 --json   # 102 coups, about an hour on 2 cores
-    .venv/bin/python benchmarks/camera_conformance.py --no-script --random 19 --profile it --json   # one part
+    .venv/bin/python benchmarks/camera_conformance.py --no-script --random 20 --json   # 100 fresh coups
+    .venv/bin/python benchmarks/camera_conformance.py --no-script --random 20 --profile it --json   # one profile
 
 Each part of the corpus is played twice by ``stud-table demo --headless`` (the real stack: bus, engine, store,
 sensors, the vision process): once with ``--camera direct`` (the observations a perfect camera publishes) and once
@@ -29,8 +29,9 @@ per coup of the rendered camera.
 The corpus: ``deploy/demo-script.toml`` (every fault kind of the script once), ``benchmarks/decision-timeout.toml``
 (a player's decision time running out, waited for real: about 35 s a coup), ``benchmarks/high-stakes.toml`` (piles of
 100 € chips too tall to count, which the dealer confirms), ``benchmarks/stacked.toml`` (bets built as casino
-stacks, which the dealer confirms) and ``--random`` coups drawn from a seed
-of its own for each profile (1 to 7 seats, bonus, purchase, jackpot as the profile has them). The time per
+stacks, which the dealer confirms) and ``--random`` coups for each profile, in sessions of ``--session`` coups, each
+drawn from a seed of its own (1 to 7 seats, bonus, purchase, jackpot as the profile has them; what they hold is
+reported under ``random_coups_cover``). The time per
 coup is the demo's own (« N coups played in X s »: the stack's start and the models' loading left out). It reports
 what it measures; it is never a timed test.
 """
@@ -55,6 +56,10 @@ sys.path.insert(0, str(ROOT))
 
 from controller.profiles import profile_names  # noqa: E402
 from controller.sim.conditions import CONDITIONS, DEFAULT_FRAME_SIZE, frame_size  # noqa: E402
+from controller.sim.script import RANDOM_FAULTS, random_script  # noqa: E402
+
+#: random coups played in one session (one demo run, one draw of seats)
+SESSION_COUPS = 5
 
 #: the scripts of the default corpus: every fault kind of the script once, a decision timer running out, and piles
 #: too tall to count (the dealer confirms them)
@@ -104,7 +109,7 @@ def read_store(path: Path) -> dict[int, Coup]:
 
 
 def play(part: Part, camera: str, folder: Path, timeout_s: float,
-         camera_size: tuple[int, int] = DEFAULT_FRAME_SIZE, dealer: str = "patient") -> None:
+         camera_size: tuple[int, int] = DEFAULT_FRAME_SIZE, dealer: str = "real") -> None:
     """``part`` played by the demo with ``camera`` (``rendered``, or ``rendered+CONDITION``, or ``direct``; a
     rendered camera's frames of ``camera_size``); a run that fails or hangs is recorded as failed, not fatal."""
     kind, _, condition = camera.partition("+")
@@ -186,6 +191,43 @@ def compare(parts: list[Part], rendered: str = "rendered") -> dict[str, object]:
     }
 
 
+def random_sessions(seed: int, per_profile: int, session: int,
+                    profiles: list[str] | None) -> list[tuple[str, int, int]]:
+    """The random coups as sessions: (profile, seed, coups). Each session has a seed of its own (``seed`` counting
+    on, in the order of every profile's sessions, so that a profile played alone keeps the seeds it has in the whole
+    corpus), and with it its own seats: no two sessions play the same draw of seats and bets."""
+    sessions, number = [], 0
+    for profile in profile_names():
+        left = per_profile
+        while left > 0:
+            coups = min(session, left)
+            if profiles is None or profile in profiles:
+                sessions.append((profile, seed + number, coups))
+            number, left = number + 1, left - coups
+    return sessions
+
+
+def coverage(sessions: list[tuple[str, int, int]]) -> dict[str, object]:
+    """What the random coups hold, as drawn (``random_script``): seats taken per session, each fault kind, each card
+    index bought, bets built as casino stacks."""
+    seats: Counter = Counter()
+    faults: Counter = Counter()
+    bought: Counter = Counter()
+    stacked = coups = 0
+    for profile, seed, count in sessions:
+        script = random_script(seed, count, profile)
+        seats[len(script.seats)] += 1
+        for coup in script.coups:
+            coups += 1
+            faults.update(fault.kind for fault in coup.faults)
+            bought.update(decision.discard for decision in coup.decisions.values() if decision.action == "buy")
+            stacked += len(coup.stacked)
+    return {"coups": coups, "sessions": len(sessions), "profiles": sorted({s[0] for s in sessions}),
+            "sessions_by_seats": dict(sorted(seats.items())), "faults": dict(sorted(faults.items())),
+            "faults_never_drawn": [kind for kind in RANDOM_FAULTS if kind not in faults],
+            "cards_bought_by_index": dict(sorted(bought.items())), "stacked_bets": stacked}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true")
@@ -193,10 +235,13 @@ def main() -> int:
                         help=f"a coup script (repeatable; default {' and '.join(DEFAULT_SCRIPTS)})")
     parser.add_argument("--no-script", action="store_true", help="random coups only")
     parser.add_argument("--random", type=int, default=3, help="random coups per profile (default 3)")
+    parser.add_argument("--session", type=int, default=SESSION_COUPS,
+                        help=f"random coups per session (default {SESSION_COUPS}): each session draws its own seats "
+                             "(1 to the profile's most) from a seed of its own")
     parser.add_argument("--seed", type=int, default=None,
                         help="the first profile's seed, the next ones counting on (default: a new one, drawn and "
                              "printed at the start; give it again to replay that corpus)")
-    parser.add_argument("--dealer", choices=["patient", "real"], default="patient",
+    parser.add_argument("--dealer", choices=["real", "patient"], default="real",
                         help="the virtual dealer of both cameras' runs (stud-table demo --dealer)")
     parser.add_argument("--profile", action="append", choices=profile_names(), default=None,
                         help="random coups of this profile only (repeatable; default every profile); its seed is "
@@ -223,11 +268,9 @@ def main() -> int:
         parser.error("--no-script with --script: give one or the other")
     scripts = [] if args.no_script else args.script if args.script is not None else DEFAULT_SCRIPTS
     parts = [Part(f"script {s}", ["--script", s]) for s in scripts]
-    if args.random:
-        # a seed of its own for each profile, so that no two profiles play the same draw of seats and bets
-        parts += [Part(f"{profile} seed {args.seed + k}", ["--coups", str(args.random), "--seed", str(args.seed + k),
-                                                             "--profile", profile])
-                  for k, profile in enumerate(profile_names()) if args.profile is None or profile in args.profile]
+    random_parts = random_sessions(args.seed, args.random, args.session, args.profile)
+    parts += [Part(f"{profile} seed {seed}", ["--coups", str(coups), "--seed", str(seed), "--profile", profile])
+              for profile, seed, coups in random_parts]
     if not parts:
         parser.error("nothing to play: --no-script needs --random 1 or more")
     if args.keep is not None:
@@ -240,8 +283,9 @@ def main() -> int:
                 print(f"[{k + 1}/{len(parts)}] {part.name}: {camera} camera", file=sys.stderr, flush=True)
                 play(part, camera, Path(work) / f"{k}-{camera}", args.timeout, args.camera_size, args.dealer)
     size = f"{args.camera_size[0]}x{args.camera_size[1]}"
-    results = [{**compare(parts, camera), "camera_size": size, "seed": args.seed, "dealer": args.dealer}
-               for camera in renders]
+    covered = coverage(random_parts)
+    results = [{**compare(parts, camera), "camera_size": size, "seed": args.seed, "dealer": args.dealer,
+                "random_coups_cover": covered} for camera in renders]
     result = results[0] if len(results) == 1 else {"by_camera": {r["camera"]: r for r in results}}
     if args.json:
         print(json.dumps(result))

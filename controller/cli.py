@@ -511,12 +511,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = commands.add_parser("demo", help="the table stack on a virtual table: plays coups until stopped")
     demo.add_argument("--coups", type=int, help="play this many coups, then stop (default: until Ctrl-C)")
-    demo.add_argument("--dealer", choices=["patient", "real"], default="patient",
-                      help="patient: after every change on the felt he waits until the vision process has seen it "
-                           "(default; instant with --camera direct); real: his gestures take a real dealer's time "
-                           "(controller/sim/pace.py) and he never waits for the camera: the engine does not yet "
-                           "wait for the camera's latency either, so a button pressed before the camera saw the "
-                           "last change is judged without it")
+    demo.add_argument("--dealer", choices=["real", "patient"], default="real",
+                      help="real (default): his gestures take a real dealer's time (controller/sim/pace.py) and he "
+                           "never waits for the camera; a button he presses is held by the engine until the camera "
+                           "has caught up with it; patient: after every change on the felt he waits until the vision "
+                           "process has seen it (for debugging the camera)")
     demo.add_argument("--pace", type=float,
                       help="with --dealer patient: seconds between two events (default 0.3; 0 with --headless)")
     demo.add_argument("--folder", help="where to keep the configuration, store and log (default: a new temp folder)")

@@ -32,6 +32,7 @@ from .bus.keys import ENGINE, Keys, RefusedHandshakes, RoleAuthenticator, make_s
 from .bus.outbox import Intake
 from .bus.schema import (
     AnyBody,
+    CameraWaitOver,
     CoupSettled,
     Envelope,
     EvidenceSaved,
@@ -61,6 +62,10 @@ HOLD_AFTER_RESTART_S = 0.5
 GAP_WAIT_S = 2.0
 #: How often a producer behind a gap is told so while the engine waits (each time, it resends all it kept).
 GAP_ACK_EVERY_S = 0.25
+#: How long a button press waits for the camera to catch up with it (``Referee.awaiting``) before it is played
+#: without it: the camera reports a change once it has held for ``TrackerConfig.steady_ms`` over several frames,
+#: about a second at the Pi's frame rate; a camera that stalls must not hold the dealer longer than this.
+CAMERA_WAIT_S = 3.0
 
 
 def in_order(messages: list[tuple[str, Envelope]]) -> list[tuple[str, Envelope]]:
@@ -138,6 +143,8 @@ class Engine:
         #: the producers' runs whose events wait behind a gap, and since when; the last time they were told
         self._gap_seen: dict[tuple[str, str], float] = {}
         self._last_gap_ack = 0.0
+        #: the oldest press held for the camera, and since when it has been the oldest
+        self._camera_wait: tuple[tuple[str, int], float] | None = None
 
     # --- recovery -------------------------------------------------------------
 
@@ -231,6 +238,26 @@ class Engine:
                     self.process_batch()
                 else:
                     self.subscriber.check_peers()
+                self.give_up_on_camera()
+
+    def give_up_on_camera(self) -> bool:
+        """Record that the oldest press held for the camera has waited ``CAMERA_WAIT_S`` (``CameraWaitOver``): it is
+        played now. Recorded, not decided on the side, so a replay releases it at the same place in the log."""
+        if not self.referee.awaiting:
+            self._camera_wait = None
+            return False
+        press, now = self.referee.awaiting[0], time.monotonic()
+        if self._camera_wait is None or self._camera_wait[0] != (press.publisher, press.seq):
+            self._camera_wait = (press.publisher, press.seq), now
+        waited = now - self._camera_wait[1]
+        if waited < CAMERA_WAIT_S:
+            return False
+        log.warning("engine: the camera did not catch up with %s #%d in %.1f s: played without it",
+                    press.publisher, press.seq, waited)
+        given_up = Envelope(self.publisher.name, self.publisher.seq, time.monotonic_ns(), time.time_ns(),
+                            CameraWaitOver(press.publisher, press.seq))
+        self.record([("core.camera_wait", given_up)])
+        return True
 
     def process_batch(self, limit: int = 512) -> int:
         batch: list[tuple[str, Envelope]] = []
@@ -295,9 +322,21 @@ class Engine:
         table = self.referee.table
         coup = table.coup.number
         outcome = self.referee.handle(envelope)
+        flags = 0
+        for each in outcome.all():  # the presses it released (of the coup it came in), then its own
+            self._derive(event_id, coup, type(envelope.body).__name__ if each is outcome else "ButtonPressed",
+                         each, flags, live)
+            flags += len(each.flags)
+        self.acted_id = event_id  # last: its flags and coup recorded, its messages queued
+        return outcome
+
+    def _derive(self, event_id: int, coup: int, event: str, outcome: Outcome, first_flag: int, live: bool) -> None:
+        """Record what one outcome of event ``event_id`` derived (flags, numbered from ``first_flag``, a settled
+        coup, a coup's end: its checkpoint and head) and, ``live``, queue what it tells."""
+        table = self.referee.table
         if outcome.operation is not None and outcome.refused is None:
             self._coup_first_event.setdefault(coup, event_id)
-        for ordinal, flag in enumerate(outcome.flags):
+        for ordinal, flag in enumerate(outcome.flags, start=first_flag):
             row = (event_id, ordinal, coup, flag.kind.value, flag.severity.name.lower(), flag.seat, flag.detail)
             self.store.record_flag(*row)
             self._derived.add_flag(*row)
@@ -316,12 +355,10 @@ class Engine:
             elif not live:
                 self._replayed_end = (coup, event_id, derived, checkpoint)
         if outcome.refused:
-            log.warning("engine: event %d (%s) refused: %s", event_id, type(envelope.body).__name__,
-                        outcome.refused)
+            log.warning("engine: event %d (%s) refused: %s", event_id, event, outcome.refused)
         if live:
             if outcome.refused:
-                self._unsent.append(("core.refused", Refused(type(envelope.body).__name__,
-                                                             without_cards(outcome.refused))))
+                self._unsent.append(("core.refused", Refused(event, without_cards(outcome.refused))))
             if outcome.settlement_waits:
                 self._unsent.append(("core.refused", Refused("Settle", without_cards(outcome.settlement_waits))))
             for flag in outcome.flags:
@@ -330,8 +367,6 @@ class Engine:
             if settled is not None and table.settlement is not None:
                 shown = table.settlement.hands_shown
                 self._unsent.append(("core.payouts", CoupSettled(coup, public_settlement(settled, shown))))
-        self.acted_id = event_id  # last: its flags and coup recorded, its messages queued
-        return outcome
 
     def _link_evidence(self, saved: EvidenceSaved, live: bool) -> Outcome:
         """File an evidence image under the flag's event, once its content is checked against its name."""

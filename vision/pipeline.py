@@ -25,7 +25,7 @@ import zmq
 
 from controller.bus.clone import SnapshotTimeout, request_snapshot
 from controller.bus.keys import bus_context, engine_key, keys_at
-from controller.bus.schema import CameraStatus, EvidenceSaved, FlagRaised, TableState
+from controller.bus.schema import CameraCaughtUp, CameraStatus, EvidenceSaved, FlagRaised, TableState
 from controller.bus.transport import Publisher, Subscriber
 from controller.config import TableConfig
 from controller.felt.layout import DEFAULT_LAYOUT, Layout, load_layout
@@ -39,6 +39,7 @@ from vision.calibrate import (
     save_calibration,
 )
 from vision.capture import Frame, FrameGrabber, open_source
+from vision.catch_up import CatchUp, Press
 from vision.evidence import draw_evidence, save_evidence
 from vision.table_reader import FrameReading, TableReader
 from vision.tracker import TOPICS, Observation, Tracker, hand_stagger
@@ -101,6 +102,8 @@ class VisionProcess:
         self.stats = VisionStats()
         self._status: queue.Queue[tuple[bool, str]] = queue.Queue()  # from the grabber's thread
         self._last: tuple[Frame, FrameReading] | None = None
+        #: the presses the engine holds until this camera has caught up with them
+        self.catch_up = CatchUp()
         self._stopping = False
         keys = keys_at(config.bus_keys)
         self.grabber = FrameGrabber(lambda: open_source(config.camera_source, keys=keys),
@@ -138,7 +141,7 @@ class VisionProcess:
             except queue.Empty:
                 return
             log.warning("vision: camera %s (%s)", "online" if online else "OFFLINE", detail)
-            self.publisher.publish("vision.camera", CameraStatus(online, detail))
+            self.publisher.publish("vision.camera", CameraStatus(online, detail, answers_waits=online))
 
     def _follow_engine(self) -> None:
         while (message := self.subscriber.receive(0)) is not None:
@@ -148,8 +151,15 @@ class VisionProcess:
                     self.tracker.follow(body.state)
                 except ValueError as error:
                     log.error("vision: %s", error)
+                self.catch_up.follow(body.state.get("awaiting_camera"))
+                if self.reader is None:  # nothing is read: nothing to catch up with
+                    self._caught_up(self.catch_up.all())
             elif isinstance(body, FlagRaised):
                 self.write_evidence(body)
+
+    def _caught_up(self, presses: list[Press]) -> None:
+        for publisher, seq in presses:
+            self.publisher.publish("vision.camera", CameraCaughtUp(publisher, seq))
 
     def _ensure_reader(self, image: np.ndarray) -> bool:
         size = (image.shape[1], image.shape[0])
@@ -170,7 +180,7 @@ class VisionProcess:
                 return False
             if self._calibration_failed is not None:
                 self._calibration_failed = None
-                self.publisher.publish("vision.camera", CameraStatus(True, "calibrated"))
+                self.publisher.publish("vision.camera", CameraStatus(True, "calibrated", answers_waits=True))
             save_calibration(self.calibration, self.calibration_path)
             self._markers_then = None  # the next check takes this felt's markers as where they belong
             log.info("vision: calibrated (RMS %.2f mm, markers %s, %dx%d) -> %s", self.calibration.rms_mm,
@@ -210,6 +220,7 @@ class VisionProcess:
         for event in events:
             self.publisher.publish(TOPICS[type(event)], event)
             self.stats.events += 1
+        self._caught_up(self.catch_up.frame_read(frame.t_ms, self.tracker.undecided_since()))
         return events
 
     def _check_markers(self, image: np.ndarray) -> None:
@@ -238,7 +249,7 @@ class VisionProcess:
         log.warning("vision: the camera moved (markers %.1f px from where they were): calibrated again (RMS %.2f mm)",
                     moved, calibration.rms_mm)
         self.publisher.publish("vision.camera", CameraStatus(True, f"camera moved {moved:.0f} px: calibrated again",
-                                                             moved_px=round(moved, 1)))
+                                                             moved_px=round(moved, 1), answers_waits=True))
 
     def write_evidence(self, flag: FlagRaised) -> None:
         if self._last is None or self.calibration is None:

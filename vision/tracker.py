@@ -286,6 +286,16 @@ class Tracker:
         """The time of the last frame tracked."""
         return self._last_ms
 
+    def undecided_since(self) -> int | None:
+        """The frame time at which the oldest change still undecided began (a card not yet steady, a card showing
+        its other face, a chip total not yet held): None when every change seen is decided. A card missing is
+        not counted: it is decided only after ``gone_ms``, and no button waits on a card taken away."""
+        starts = [candidate.seen.first_ms for hand in self._hands.values() for candidate in hand.candidates]
+        starts += [card.turning.first_ms for hand in self._hands.values() for card in hand.cards
+                   if card.turning is not None]
+        starts += [zone.pending.first_ms for zone in self._chips.values() if zone.pending is not None]
+        return min(starts, default=None)
+
     def restart_clock(self) -> None:
         """The camera's clock started again (a restarted source): forget every timing, keep the cards known."""
         self._last_ms = None

@@ -71,6 +71,17 @@ class CameraStatus(Body, tag="camera_status"):
     #: the camera was knocked: how far (median, pixels) the felt's markers moved from where they were when it was
     #: calibrated; the vision process has recalibrated on them
     moved_px: float = 0.0
+    #: the vision process answers the engine's wait on a button (``CameraCaughtUp``): the engine holds a press
+    #: until the camera has read the frames up to it; a camera that does not answer is never waited for
+    answers_waits: bool = False
+
+
+class CameraCaughtUp(Body, tag="camera_caught_up"):
+    """The camera has read, and reported, every change on the felt that began before the button press named
+    (``publisher``, ``seq``) reached it: the engine may now play the press after them."""
+
+    publisher: str
+    seq: int
 
 
 class CardRemoved(Body, tag="card_removed"):
@@ -148,6 +159,15 @@ class JackpotMeter(Body, tag="jackpot_meter"):
 # --- core.* : what the engine decided ------------------------------------------
 
 
+class CameraWaitOver(Body, tag="camera_wait_over"):
+    """Recorded by the engine, never sent by another process: the press named waited ``engine.CAMERA_WAIT_S``
+    for the camera to catch up with it, and is played now without it."""
+
+    publisher: str
+    seq: int
+
+
+
 class TableState(Body, tag="table_state"):
     state: dict[str, object]
 
@@ -192,7 +212,8 @@ class Heartbeat(Body, tag="heartbeat"):
 
 
 AnyBody = (
-    CardPlaced | CardIdentified | CardExposed | CardsLifted | ChipsChanged | CameraStatus | CardRemoved | EvidenceSaved
+    CardPlaced | CardIdentified | CardExposed | CardsLifted | ChipsChanged | CameraStatus | CameraCaughtUp | CardRemoved
+    | EvidenceSaved | CameraWaitOver
     | ButtonPressed | CutCard | ShoePresence | ShoeCardDrawn | ShoeLink | SensorFlood
     | DealerOperation | JackpotMeter | TableState | FlagRaised | CoupSettled | Refused | Acknowledged | Heartbeat
 )
@@ -220,7 +241,7 @@ class Envelope(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
 TOPIC_BODIES: dict[str, tuple[type[Body], ...]] = {
     "vision.card": (CardPlaced, CardIdentified, CardExposed, CardsLifted, CardRemoved),
     "vision.chips": (ChipsChanged,),
-    "vision.camera": (CameraStatus,),
+    "vision.camera": (CameraStatus, CameraCaughtUp),
     "vision.evidence": (EvidenceSaved,),
     "vision.heartbeat": (Heartbeat,),
     "sensor.button": (ButtonPressed,),
@@ -231,6 +252,7 @@ TOPIC_BODIES: dict[str, tuple[type[Body], ...]] = {
     "sensor.heartbeat": (Heartbeat,),
     "dealer.keypad": (DealerOperation,),
     "core.state": (TableState,),
+    "core.camera_wait": (CameraWaitOver,),
     "core.flag": (FlagRaised,),
     "core.payouts": (CoupSettled,),
     "core.refused": (Refused,),

@@ -17,7 +17,9 @@ import msgspec
 
 from ..bus.schema import (
     ButtonPressed,
+    CameraCaughtUp,
     CameraStatus,
+    CameraWaitOver,
     CardExposed,
     CardIdentified,
     CardPlaced,
@@ -77,11 +79,21 @@ class Outcome:
     settlement_waits: str | None = None
     #: the refusal or the settlement's wait, in English and in French
     refusal: Refusal | None = None
+    #: what the button presses this event let through did (``Referee.awaiting``), in order, played before it
+    released: list[Outcome] = field(default_factory=list)
+    #: a button press held until the camera has caught up with it
+    awaits_camera: bool = False
+
+    def all(self) -> list[Outcome]:
+        """The outcomes of the presses released, then this event's own."""
+        return [*self.released, self]
 
 
 @dataclass
 class Devices:
     camera_online: bool | None = None
+    #: the vision process answers the engine's wait on a button press (``CameraStatus.answers_waits``)
+    camera_answers_waits: bool = False
     #: times the camera was knocked and calibrated again, and how far its last knock moved the felt (pixels)
     camera_knocks: int = 0
     camera_moved_px: float = 0.0
@@ -107,6 +119,8 @@ class RefereeCheckpoint:
     #: doubts on antes left on the felt for the next coup, and the zones whose last reading was not vouched for
     to_confirm: list[ChipsChanged]
     unvouched: list[ChipsChanged]
+    #: button presses still held for the camera (a coup's end released the presses before it, not those after)
+    awaiting: list[Envelope] = field(default_factory=list)
 
 
 class Referee:
@@ -120,6 +134,12 @@ class Referee:
         self._origin_ms: int | None = None
         self.doubts = Doubts()
         self.standing = StandingRefusals(self._moment())
+        #: button presses held until the camera has read the felt up to them, oldest first. A dealer presses « fin
+        #: de donne » as he lays the last card, before the camera has reported it: played at once, the press would
+        #: find a card missing. The camera answers each (``CameraCaughtUp``); the engine gives up on an answer
+        #: after ``engine.CAMERA_WAIT_S`` (``CameraWaitOver``); both are recorded, so a replay holds and releases
+        #: each press exactly as it was.
+        self.awaiting: list[Envelope] = []
 
     @classmethod
     def resume(cls, rules: TableRules, checkpoint: RefereeCheckpoint) -> Referee:
@@ -130,6 +150,7 @@ class Referee:
         referee._origin_ms, referee._last_t = checkpoint.origin_ms, checkpoint.last_t
         referee.doubts = Doubts(checkpoint.to_confirm, checkpoint.unvouched)
         referee.standing = StandingRefusals(referee._moment())
+        referee.awaiting = list(checkpoint.awaiting)
         return referee
 
     def checkpoint(self) -> RefereeCheckpoint:
@@ -140,7 +161,7 @@ class Referee:
             raise ValueError("a checkpoint is taken between coups: this coup's refusals or doubts are still open")
         to_confirm, unvouched = self.doubts.carried()
         return RefereeCheckpoint(table, self.devices, self.jackpot_meter, self._origin_ms, self._last_t,
-                                 to_confirm, unvouched)
+                                 to_confirm, unvouched, list(self.awaiting))
 
     @property
     def refusals(self) -> list[Refusal]:
@@ -230,8 +251,8 @@ class Referee:
                     return Refusal.of("jackpot-meter", f"a jackpot meter of {amount} cents",
                                       f"compteur du jackpot à {euros_fr(amount)}", "compteur du jackpot refusé")
                 self.jackpot_meter = amount
-            case CameraStatus(online=online, moved_px=moved_px):
-                self.devices.camera_online = online
+            case CameraStatus(online=online, moved_px=moved_px, answers_waits=answers):
+                self.devices.camera_online, self.devices.camera_answers_waits = online, online and answers
                 if moved_px:
                     self.devices.camera_knocks += 1
                     self.devices.camera_moved_px = moved_px
@@ -248,6 +269,37 @@ class Referee:
         return None
 
     def handle(self, envelope: Envelope) -> Outcome:
+        """Play one event: a button press the camera may not have caught up with is held (``awaiting``); an event
+        that releases held presses plays them first (``Outcome.released``)."""
+        body = envelope.body
+        if isinstance(body, ButtonPressed) and (self.awaiting or self.devices.camera_answers_waits):
+            self._clock(envelope)
+            self.awaiting.append(envelope)
+            return Outcome(awaits_camera=True)
+        released = []
+        for _press in self._released_by(body):
+            press = self.awaiting.pop(0)
+            coup = self.table.coup.number
+            released.append(self._play(press))
+            if self.table.coup.number != coup:  # a coup's end: what was pressed after it waits on
+                break
+        outcome = self._play(envelope)
+        outcome.released = released
+        return outcome
+
+    def _released_by(self, body: object) -> list[Envelope]:
+        """The held presses ``body`` lets through: those up to the one the camera caught up with or the engine
+        gave up on, or all of them once the camera is offline or no longer answers."""
+        match body:
+            case CameraCaughtUp(publisher=publisher, seq=seq) | CameraWaitOver(publisher=publisher, seq=seq):
+                for position, press in enumerate(self.awaiting):
+                    if (press.publisher, press.seq) == (publisher, seq):
+                        return self.awaiting[:position + 1]
+            case CameraStatus(online=False) | CameraStatus(answers_waits=False):
+                return list(self.awaiting)
+        return []
+
+    def _play(self, envelope: Envelope) -> Outcome:
         try:
             outcome = self._handle(envelope)
             self.doubts.ask_payments_unseen(self.table)
@@ -339,6 +391,7 @@ class Referee:
         summary["raised_by"] = {str(n): s.decision.value for n, s in self.table.seats.items()
                                 if s.decision is Decision.RAISE}
         summary["refusals"] = [refusal.shown() for refusal in self.standing.refusals]
+        summary["awaiting_camera"] = [[press.publisher, press.seq] for press in self.awaiting]
         summary.update(self.doubts.shown())
         return summary
 

@@ -100,7 +100,7 @@ class Reporter:
 def run_demo(coups: int | None, seed: int, profile_name: str, headless: bool, pace_s: float,
              folder: Path | None = None, script: str | None = None, camera: str = "rendered",
              conditions: frozenset[str] = frozenset(), camera_size: tuple[int, int] | None = None,
-             dealer: str = "patient") -> int:
+             dealer: str = "real") -> int:
     """``dealer``: ``real`` (his gestures at a real dealer's pace, never waiting for the camera) or ``patient``
     (waiting for the vision process after every change). ``camera``: ``rendered`` (frames of ``camera_size``
     pixels, default ``DEFAULT_FRAME_SIZE``, through the real vision process, drawn under ``conditions``:
@@ -202,7 +202,7 @@ def _play(context: zmq.Context, stack: Stack, script: Script, coups: int | None,
           pace_s: float, camera: str = "direct", seed: int = 0, report: Reporter | None = None,
           stack_log: StackLog | None = None, coups_to_play: Iterable[CoupScript] | None = None,
           outcome: list[str] | None = None, conditions: frozenset[str] = frozenset(),
-          camera_size: tuple[int, int] | None = None, dealer: str = "patient") -> int:
+          camera_size: tuple[int, int] | None = None, dealer: str = "real") -> int:
     """The coups, on the running stack; their summary goes into ``outcome`` (printed once the stack is stopped)."""
     report = report or Reporter()
     stack_log = stack_log or StackLog(stack.folder / "table.log")

@@ -336,7 +336,7 @@ RANDOM_FAULTS = ("exposed_card", "out_of_turn", "wrong_count", "bet_changed_afte
 STACKED_SHARE = 0.2
 
 #: the share of a random script's players who buy a card, where the profile offers the purchase: the card they
-#: discard, any of the five, drawn apart from the rest of the coup (as the stacks are)
+#: discard, each of the five in turn, drawn apart from the rest of the coup (as the stacks are)
 BUY_SHARE = 0.25
 
 
@@ -349,10 +349,10 @@ def random_script(seed: int, coups: int, profile_name: str = "fr-2007", fault_ra
     buying = random.Random(f"{seed} purchases")
     rules = table_rules(profile_name)
     profile = rules.profile
-    seats = tuple(sorted(rng.sample(range(1, profile.marked_seats_max + 1),
-                                    rng.randint(1, min(4, profile.players_max)))))
+    seats = tuple(sorted(rng.sample(range(1, profile.marked_seats_max + 1), rng.randint(1, profile.players_max))))
     bonus_stake = rules.bonus_stake_cents if rules.bonus else 0
     played = []
+    faulty = purchases = 0  # coups given a fault, cards bought, so far
     for _ in range(coups):
         bets = {seat: Bets(ante=rng.randrange(1000, 10001, 500),
                            bonus=bonus_stake if bonus_stake and rng.random() < 0.4 else 0)
@@ -360,7 +360,10 @@ def random_script(seed: int, coups: int, profile_name: str = "fr-2007", fault_ra
         players = sorted(bets)
         faults: list[Fault] = []
         if rng.random() < fault_rate:
-            kind = rng.choice(RANDOM_FAULTS)
+            # the kinds in turn from one the seed names: the sessions of consecutive seeds a benchmark plays start
+            # each at the next kind, so that a hundred coups hold every kind
+            kind = RANDOM_FAULTS[(seed + faulty) % len(RANDOM_FAULTS)]
+            faulty += 1
             seat = rng.choice(players)
             vacant = [s for s in range(1, profile.marked_seats_max + 1) if s not in seats]
             if kind == "vacant_seat_bet" and not vacant:
@@ -379,8 +382,11 @@ def random_script(seed: int, coups: int, profile_name: str = "fr-2007", fault_ra
                       "stake_not_collected": {"seat": 0}}[kind]
             faults.append(Fault(kind, params))
         stacked = frozenset(seat for seat in players if stacking.random() < stacked_share)
-        decisions = {seat: Decision("buy", buying.randrange(ROUNDS))
-                     if profile.card_purchase and buying.random() < BUY_SHARE else Decision("auto")
-                     for seat in players}
+        decisions = {}
+        for seat in players:
+            decisions[seat] = Decision("auto")
+            if profile.card_purchase and buying.random() < BUY_SHARE:  # the five cards in turn, as the faults
+                decisions[seat] = Decision("buy", (seed + purchases) % ROUNDS)
+                purchases += 1
         played.append(CoupScript(shuffled_deck(rng.getrandbits(32)), bets, decisions, tuple(faults), stacked))
     return Script(profile_name, seats, tuple(played))

@@ -33,11 +33,13 @@ from controller.bus.schema import (
     CutCard,
     DealerOperation,
     FlagRaised,
+    Heartbeat,
     Refused,
     ShoeCardDrawn,
     TableState,
 )
 from controller.bus.transport import Publisher, Subscriber
+from controller.engine import CAMERA_WAIT_S
 from controller.rules.cards import parse_card
 from controller.rules.history import format_money, format_operation
 from controller.rules.operations import DeclareVoid, IdentifyCard, Settle
@@ -157,6 +159,7 @@ class VirtualTable:
         self.last_refusal = ""
         self.coup_number = 0
         self.state_seen = False
+        self._camera_awaited = False  # the table holds a press until the camera has caught up with it
         self.phase = ""
         self.waiting_for = ""
         self.scene = SceneState()
@@ -219,6 +222,7 @@ class VirtualTable:
                 self.coup_number, self._misread = coup, set()
             self.phase = str(body.state.get("phase") or "")
             self._undecided = _undecided(body.state)
+            self._camera_awaited = bool(body.state.get("awaiting_camera"))
             self.state_seen = True
             self._confirm(body.state.get("to_confirm") or [])
             self._confirm_cards(body.state.get("cards_to_confirm") or [])
@@ -321,7 +325,10 @@ class VirtualTable:
         on connection), and our own messages come back."""
         self._wait(lambda: any(name.startswith("sensors-") for name in self._publishers), "the sensors process")
         self._wait(lambda: self.shoe.status_requests > 0, "the sensors process to open the shoe's port")
-        self.publisher.publish("vision.camera", CameraStatus(True, "virtual camera"))
+        if isinstance(self.vision, RenderedCamera):  # the vision process says how its camera is: a beat to flush
+            self.publisher.publish("vision.heartbeat", Heartbeat(0))
+        else:
+            self.publisher.publish("vision.camera", CameraStatus(True, "virtual camera"))
         self._flush()
         if self.dealer_pace is not None and isinstance(self.vision, RenderedCamera):
             # the table is opened once its camera reads the felt, as a dealer starts once the table is up
@@ -406,8 +413,9 @@ class VirtualTable:
             self._sensor(("button", button), lambda: self.pins.act(button, "press"), f"the {button} button's event")
             if self.dealer_pace is None:
                 return
-            with contextlib.suppress(RuntimeError):
-                self._wait(lambda: self.state_seen, "the table's answer to the press", seconds=2.0)
+            with contextlib.suppress(RuntimeError):  # the answer comes once the camera has caught up with the press
+                self._wait(lambda: self.state_seen and not self._camera_awaited, "the table's answer to the press",
+                           seconds=CAMERA_WAIT_S + 1.0)
             if self._button_refusals == refused:
                 return
             self.pause(self.dealer_pace.seconds("change"))

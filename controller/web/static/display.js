@@ -6,7 +6,7 @@ const T = {
     nopay:"Aucun paiement en cours", paid:"payée", toPay:"à payer", toCollect:"à ramasser", next:"suivante",
     paidRight:"payée ✓", unchecked:"non vérifié", short:"manque", over:"trop payé", notCollected:"mise à ramasser",
     offline:"Moteur injoignable", cameraMoved: (px, n) => `Caméra déplacée (${String(px).replace(".", ",")} px), recalibrée${n > 1 ? " ×" + n : ""}`,
-    cameraOff:"Caméra hors ligne", shoeOff:"Sabot déconnecté", shoeOut:"Sabot absent", shoeNoisy:"Liaison du sabot bruitée", flooding:"Capteur emballé",
+    cameraOff:"Caméra hors ligne", cameraReading:"Bouton pris : la caméra finit de lire la table", shoeOff:"Sabot déconnecté", shoeOut:"Sabot absent", shoeNoisy:"Liaison du sabot bruitée", flooding:"Capteur emballé",
     rnvp:"Rien ne va plus", flag:"ALERTE", colon:" : ", seatFlag:"place", push:"égalité",
     returned:"rendu", handVoid:"Main nulle", qualifies:"qualifié", notQualifies:"non qualifié",
     toConfirm:"à confirmer", confirmTitle:"À confirmer", read:"lu", readAtLeast:"au moins", and:" ; ",
@@ -21,7 +21,7 @@ const T = {
     nopay:"No payouts in progress", paid:"paid", toPay:"to pay", toCollect:"to collect", next:"next",
     paidRight:"paid ✓", unchecked:"not checked", short:"short", over:"overpaid", notCollected:"stake to collect",
     offline:"Engine unreachable", cameraMoved: (px, n) => `Camera moved (${px} px), recalibrated${n > 1 ? " ×" + n : ""}`,
-    cameraOff:"Camera offline", shoeOff:"Shoe disconnected", shoeOut:"Shoe removed", shoeNoisy:"Shoe link noisy", flooding:"Sensor flooding",
+    cameraOff:"Camera offline", cameraReading:"Button taken: the camera is finishing its reading", shoeOff:"Shoe disconnected", shoeOut:"Shoe removed", shoeNoisy:"Shoe link noisy", flooding:"Sensor flooding",
     rnvp:"No more bets", flag:"ALERT", colon:": ", seatFlag:"seat", push:"push",
     returned:"returned", handVoid:"Hand void", qualifies:"qualifies", notQualifies:"does not qualify",
     toConfirm:"to confirm", confirmTitle:"To confirm", read:"read", readAtLeast:"at least", and:"; ",
@@ -72,8 +72,11 @@ function draw() {
   // A noisy shoe link or a sensor sending too fast still works: amber, for the dealer to call a technician.
   const degraded = [...(devices.shoe_noisy ? [t.shoeNoisy] : []), ...(devices.flooding || []).map(kind => `${t.flooding} (${kind})`)]
     .map(text => el("span", "status-warn", "⚠ " + text));
+  // A button pressed as the last card was laid: the table acts on it once the camera has read that card (a second).
+  const reading = (s.awaiting_camera || []).length ? [el("span", "status-wait", "⏳ " + t.cameraReading)] : [];
   document.getElementById("devices").replaceChildren(
-    ...down.filter(([up]) => up === false).map(([, text]) => el("span", "status-off", "⚠ " + text)), ...knocked, ...degraded);
+    ...down.filter(([up]) => up === false).map(([, text]) => el("span", "status-off", "⚠ " + text)), ...knocked, ...degraded,
+    ...reading);
   // The latest refusal still standing (the referee drops one once its action goes through or the phase moves on).
   const refused = (s.refusals || []).at(-1);
   document.getElementById("refusal").replaceChildren(...(refused ? [banner("refused", "alert", el("span", "icon", "✖"),

@@ -1,0 +1,70 @@
+"""The camera tells the engine once it has caught up with a button press: every change begun before it reported."""
+
+from __future__ import annotations
+
+from vision.catch_up import CatchUp
+from vision.tracker import Observation, Tracker, TrackerConfig
+
+CONFIG = TrackerConfig(steady_frames=4, steady_ms=300, gone_frames=6, gone_ms=1500, forget_ms=500, match_mm=20)
+BACK = Observation(1, "cards", "card_back", "BACK", 100.0, 400.0, 0.9)
+ANTE = Observation(3, "ante", "chip", 1000, 100.0, 600.0, 0.9)
+
+
+def play(tracker: Tracker, catch_up: CatchUp, frames: list[list[Observation]], t: int = 0,
+         step_ms: int = 100) -> list[tuple[int, object]]:
+    """Each frame tracked then read for the presses: (frame time, event or caught-up press) in the order told."""
+    told = []
+    for observations in frames:
+        told += [(t, event) for event in tracker.track(t, observations)]
+        told += [(t, press) for press in catch_up.frame_read(t, tracker.undecided_since())]
+        t += step_ms
+    return told
+
+
+def test_a_card_laid_as_the_button_is_pressed_is_reported_before_the_press_is_let_through():
+    tracker, catch_up = Tracker(CONFIG), CatchUp()
+    play(tracker, catch_up, [[]] * 3)
+    tracker.track(300, [BACK])  # the card lands as the dealer presses
+    catch_up.follow([["sensors", 7]])
+    told = play(tracker, catch_up, [[BACK]] * 6, t=400)
+    kinds = [type(what).__name__ if not isinstance(what, tuple) else "caught up" for _t, what in told]
+    assert kinds == ["CardPlaced", "caught up"]
+    assert told[1][1] == ("sensors", 7)
+
+
+def test_a_quiet_felt_lets_the_press_through_at_the_second_frame_read():
+    tracker, catch_up = Tracker(CONFIG), CatchUp()
+    catch_up.follow([["sensors", 3]])
+    assert play(tracker, catch_up, [[], []]) == [(100, ("sensors", 3))]
+
+
+def test_a_change_begun_after_the_press_does_not_hold_it():
+    """Chips put down after « rien ne va plus » are a late bet: the press goes first."""
+    tracker, catch_up = Tracker(CONFIG), CatchUp()
+    catch_up.follow([["sensors", 4]])
+    told = play(tracker, catch_up, [[], [], [ANTE], [ANTE], [ANTE], [ANTE], [ANTE]])
+    assert [what if isinstance(what, tuple) else type(what).__name__ for _t, what in told] == [
+        ("sensors", 4), "ChipsChanged"]
+
+
+def test_presses_the_engine_no_longer_holds_are_forgotten_and_each_press_is_told_once():
+    tracker, catch_up = Tracker(CONFIG), CatchUp()
+    catch_up.follow([["sensors", 1], ["sensors", 2]])
+    catch_up.follow([["sensors", 2]])  # the engine gave up on the first
+    assert [press for _t, press in play(tracker, catch_up, [[]] * 4)] == [("sensors", 2)]
+    catch_up.follow("not a list")  # a state without the key changes nothing
+    assert catch_up.all() == []
+
+
+def test_the_tracker_names_when_its_oldest_undecided_change_began():
+    tracker = Tracker(CONFIG)
+    assert tracker.undecided_since() is None
+    tracker.track(0, [ANTE])
+    tracker.track(100, [ANTE, BACK])
+    assert tracker.undecided_since() == 0
+    for t in (200, 300):
+        tracker.track(t, [ANTE, BACK])
+    assert tracker.undecided_since() == 100  # the chips reported, the card not yet
+    for t in (400, 500):
+        tracker.track(t, [ANTE, BACK])
+    assert tracker.undecided_since() is None
