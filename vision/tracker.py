@@ -269,6 +269,8 @@ class Tracker:
         #: tracker heard of the purchase: a face that starts to show on the discard's spot after it is the bought
         #: card laid there, one that showed before is the discard turned up
         self._discards: dict[int, tuple[int, int]] = {}
+        #: the zones a hand covers now, and since when: what it lays or takes there is not seen yet
+        self._covered: dict[ZoneKey, int] = {}
 
     # --- what the engine tells it -------------------------------------------------
 
@@ -288,9 +290,11 @@ class Tracker:
 
     def undecided_since(self) -> int | None:
         """The frame time at which the oldest change still undecided began (a card not yet steady, a card showing
-        its other face, a chip total not yet held): None when every change seen is decided. A card missing is
-        not counted: it is decided only after ``gone_ms``, and no button waits on a card taken away."""
+        its other face, a chip total not yet held, a zone under a hand): None when every change seen is decided.
+        A card missing is not counted: it is decided only after ``gone_ms``, and no button waits on a card taken
+        away."""
         starts = [candidate.seen.first_ms for hand in self._hands.values() for candidate in hand.candidates]
+        starts += self._covered.values()
         starts += [card.turning.first_ms for hand in self._hands.values() for card in hand.cards
                    if card.turning is not None]
         starts += [zone.pending.first_ms for zone in self._chips.values() if zone.pending is not None]
@@ -299,6 +303,7 @@ class Tracker:
     def restart_clock(self) -> None:
         """The camera's clock started again (a restarted source): forget every timing, keep the cards known."""
         self._last_ms = None
+        self._covered.clear()
         for hand in self._hands.values():
             hand.candidates.clear()
             for card in hand.cards + hand.leftovers:
@@ -352,6 +357,7 @@ class Tracker:
         for key in occluded:
             if not (isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], int) and isinstance(key[1], str)):
                 raise ValueError(f"occluded zone {key!r}: expected (seat, area) such as (3, 'cards')")
+        self._covered = {key: self._covered.get(key, t_ms) for key in occluded}
         cards: dict[int, list[Observation]] = {}
         chips: dict[ZoneKey, int] = {}
         certainty: dict[ZoneKey, float] = {}

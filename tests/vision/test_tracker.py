@@ -517,39 +517,64 @@ def dealt_hand(seat: int) -> tuple[Feed, list[Observation]]:
     return feed, hand
 
 
+@pytest.mark.parametrize("seat", range(1, 8))
 @pytest.mark.parametrize("discard", range(5))
-def test_a_bought_card_laid_where_the_shown_discard_lay_is_a_removal_and_a_placement(discard):
+def test_a_bought_card_laid_where_the_shown_discard_lay_is_a_removal_and_a_placement(discard, seat):
     """A dealer takes the discard and lays the bought card in its place in one movement, before the discard could
     be seen gone: the new face on its spot is the bought card, never a new face of the discard."""
-    feed, hand = dealt_hand(3)
-    shown = [*hand[:discard], face(3, "9H", 1200 + 28 * discard), *hand[discard + 1:]]
-    assert feed.frames(5, shown) == [CardIdentified(3, discard, "9h")]
-    feed.tracker.follow(buying(3, discard))
-    laid = [*hand[:discard], face(3, "KS", 1200 + 28 * discard), *hand[discard + 1:]]
-    assert feed.frames(10, laid) == [CardRemoved(3, discard), CardPlaced(3, "Ks", True, 6)]
+    feed, hand = dealt_hand(seat)
+    shown = [*hand[:discard], face(seat, "9H", 1200 + 28 * discard), *hand[discard + 1:]]
+    assert feed.frames(5, shown) == [CardIdentified(seat, discard, "9h")]
+    feed.tracker.follow(buying(seat, discard))
+    laid = [*hand[:discard], face(seat, "KS", 1200 + 28 * discard), *hand[discard + 1:]]
+    assert feed.frames(10, laid) == [CardRemoved(seat, discard), CardPlaced(seat, "Ks", True, 6)]
     assert feed.frames(20, laid) == []  # once
     # the hand turned up at the showdown: the bought card known, the others identified in their places
-    feed.tracker.follow({"phase": "showdown", "coup": 1, "seats": {"3": {"awaits_bought_card": False}}})
+    feed.tracker.follow({"phase": "showdown", "coup": 1, "seats": {str(seat): {"awaits_bought_card": False}}})
     labels = ["2C", "3C", "4C", "5C", "6C"]
     labels[discard] = "KS"
-    events = feed.frames(10, [face(3, label, 1200 + 28 * i) for i, label in enumerate(labels)])
-    assert events == [CardIdentified(3, i, rules_card(label)) for i, label in enumerate(labels) if i != discard]
+    events = feed.frames(10, [face(seat, label, 1200 + 28 * i) for i, label in enumerate(labels)])
+    assert events == [CardIdentified(seat, i, rules_card(label)) for i, label in enumerate(labels) if i != discard]
 
 
+@pytest.mark.parametrize("seat", range(1, 8))
 @pytest.mark.parametrize("discard", range(5))
-def test_a_discard_taken_where_its_neighbours_still_show_a_back_is_removed_and_that_back_is_no_card(discard):
+def test_a_discard_taken_where_its_neighbours_still_show_a_back_is_removed_and_that_back_is_no_card(discard, seat):
     """From above, a staggered hand with a middle card gone still shows a card's shape there (the cards under and
     over it): the detector finds a back on the discard's spot. That is the discard taken, not a card turned face
     down, and that back never counts as a card; the bought card laid there does."""
-    feed, hand = dealt_hand(5)
+    feed, hand = dealt_hand(seat)
     spot = 1200 + 28 * discard
-    assert feed.frames(5, [*hand[:discard], face(5, "9H", spot), *hand[discard + 1:]]) == [
-        CardIdentified(5, discard, "9h")]
-    feed.tracker.follow(buying(5, discard))
-    phantom = [*hand[:discard], back(5, spot + 3), *hand[discard + 1:]]
-    assert feed.frames(30, phantom) == [CardRemoved(5, discard)]
-    laid = [*hand[:discard], face(5, "KS", spot), *hand[discard + 1:]]
-    assert feed.frames(10, laid) == [CardPlaced(5, "Ks", True, 6)]
+    assert feed.frames(5, [*hand[:discard], face(seat, "9H", spot), *hand[discard + 1:]]) == [
+        CardIdentified(seat, discard, "9h")]
+    feed.tracker.follow(buying(seat, discard))
+    phantom = [*hand[:discard], back(seat, spot + 3), *hand[discard + 1:]]
+    assert feed.frames(30, phantom) == [CardRemoved(seat, discard)]
+    laid = [*hand[:discard], face(seat, "KS", spot), *hand[discard + 1:]]
+    assert feed.frames(10, laid) == [CardPlaced(seat, "Ks", True, 6)]
+
+
+def test_a_card_laid_while_the_dealers_hand_is_still_over_the_zone_counts_once_the_hand_has_left():
+    """The dealer lays a card and draws his hand back over the zone: the frames under the hand are no evidence,
+    the card is not forgotten meanwhile, and it counts once seen steadily without the hand. Meanwhile it is a
+    change still undecided, so a button pressed then waits for it (``Tracker.undecided_since``)."""
+    feed = Feed(Tracker(CONFIG, dealing=True))
+    assert feed.frames(8, [back(4, 600)], occluded=[(4, "cards")]) == []
+    assert feed.tracker.undecided_since() == 0
+    assert feed.frames(4, [back(4, 600)]) == [CardPlaced(4, None, False, 1)]
+    assert feed.tracker.undecided_since() is None
+
+
+def test_two_changes_in_one_zone_within_the_trackers_window_are_reported_as_where_they_ended():
+    """Chips added twice within the steady window: one total, the last; two cards laid in one hand within it: two
+    cards, in the order laid."""
+    feed = Feed()
+    assert feed.frames(2, [chip(3, "ante", 1000)]) == []
+    assert feed.frames(2, [chip(3, "ante", 1000), chip(3, "ante", 500, 110)]) == []
+    assert feed.frames(4, [chip(3, "ante", 1000), chip(3, "ante", 1000, 110)]) == [ChipsChanged(3, "ante", 2000)]
+    chips = [chip(3, "ante", 1000), chip(3, "ante", 1000, 110)]
+    cards = feed.frames(1, [*chips, back(3, 500)]) + feed.frames(6, [*chips, back(3, 500), back(3, 540)])
+    assert cards == [CardPlaced(3, None, False, 1), CardPlaced(3, None, False, 2)]
 
 
 def test_a_face_down_discard_replaced_in_place_and_a_discard_turned_up_before_the_purchase():
