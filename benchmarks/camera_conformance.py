@@ -47,7 +47,9 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -60,6 +62,9 @@ from controller.sim.script import RANDOM_FAULTS, random_script  # noqa: E402
 
 #: random coups played in one session (one demo run, one draw of seats)
 SESSION_COUPS = 5
+#: seconds between the start of the perfect camera's run and the rendered one's beside it: each stack probes for a
+#: free port for its web server, then binds it; two probing at once could pick the same
+STAGGER_S = 5.0
 
 #: the scripts of the default corpus: every fault kind of the script once, a decision timer running out, and piles
 #: too tall to count (the dealer confirms them)
@@ -279,9 +284,16 @@ def main() -> int:
           else tempfile.TemporaryDirectory(prefix="conformance-")) as work:
         renders = ([] if args.conditions_only else ["rendered"]) + [f"rendered+{c}" for c in args.condition]
         for k, part in enumerate(parts):
-            for camera in ("direct", *renders):
-                print(f"[{k + 1}/{len(parts)}] {part.name}: {camera} camera", file=sys.stderr, flush=True)
-                play(part, camera, Path(work) / f"{k}-{camera}", args.timeout, args.camera_size, args.dealer)
+            print(f"[{k + 1}/{len(parts)}] {part.name}: the direct camera beside the {', '.join(renders)}",
+                  file=sys.stderr, flush=True)
+            # The perfect camera's run is paced by the dealer, not by the processor: played beside the others
+            with ThreadPoolExecutor(max_workers=1) as beside:
+                direct = beside.submit(play, part, "direct", Path(work) / f"{k}-direct", args.timeout,
+                                       args.camera_size, args.dealer)
+                time.sleep(STAGGER_S)
+                for camera in renders:
+                    play(part, camera, Path(work) / f"{k}-{camera}", args.timeout, args.camera_size, args.dealer)
+                direct.result()
     size = f"{args.camera_size[0]}x{args.camera_size[1]}"
     covered = coverage(random_parts)
     results = [{**compare(parts, camera), "camera_size": size, "seed": args.seed, "dealer": args.dealer,
