@@ -19,6 +19,7 @@ from webutil import CHROMIUM, CHROMIUM_ARGS, fast_hasher, free_port, table_confi
 
 from controller.bus.schema import (
     ButtonPressed,
+    CameraCaughtUp,
     CameraStatus,
     ChipsChanged,
     DealerOperation,
@@ -429,4 +430,22 @@ def test_a_noisy_shoe_link_and_a_flooding_sensor_are_shown_from_the_referees_sta
         referee.handle(Envelope("test", seq, seq * 1_000_000, 1_700_000_000_000_000_000 + seq * 1_000_000, body))
     shown(referee.state())
     playwright_api.expect(page.locator("#devices .status-warn")).to_have_count(0)
+    page.close()
+
+
+def test_a_button_held_for_the_camera_is_said_until_the_camera_has_caught_up(display, shown):
+    """The dealer pressed as he laid the last card: the display says the press is taken and the camera is finishing
+    its reading, and says nothing more once the camera has caught up."""
+    referee = Referee(bonus_and_jackpot_rules())
+    events = [CameraStatus(True, "camera", answers_waits=True), ButtonPressed("no_more_bets")]
+    for seq, body in enumerate(events, 1):
+        referee.handle(Envelope("test", seq, seq * 1_000_000, 1_700_000_000_000_000_000 + seq * 1_000_000, body))
+    shown(referee.state())
+    page = display["browser"].new_page(viewport={"width": 1280, "height": 800})
+    page.goto(display["url"] + "?lang=fr")
+    playwright_api.expect(page.locator("#devices .status-wait")).to_have_text(
+        ["⏳ Bouton pris : la caméra finit de lire la table"])
+    referee.handle(Envelope("vision", 1, 3_000_000, 1_700_000_000_003_000_000, CameraCaughtUp("test", 2)))
+    shown(referee.state())
+    playwright_api.expect(page.locator("#devices .status-wait")).to_have_count(0)
     page.close()
