@@ -370,7 +370,7 @@ def check_one_hand_each_and_no_bet_on_vacant_seat(profile: str) -> None:
     deal(table, {1: PAIR}, DEALER_ACE_KING)
     assert len(table.seats[1].hand.cards) == HAND_SIZE
     table.deal_card(now(table), 1, None)  # a second hand, or a sixth card, for seat 1
-    assert flagged(table, FlagKind.CARD_OUT_OF_TURN) == [1]
+    assert flagged(table, FlagKind.EXTRA_CARD) == [1]
 
 
 def check_bets_frozen_at_no_more_bets(profile: str) -> None:
@@ -442,8 +442,9 @@ def check_four_more_rounds_in_same_order(profile: str) -> None:
     assert [len(table.hand_of(position).cards) for position in (2, 5, DEALER)] == [HAND_SIZE] * 3
     assert table.expected_position() is None
     assert kinds(table) == []
-    table.deal_card(now(table), DEALER, None)  # a sixth round
-    assert flagged(table, FlagKind.DEALER_OUT_OF_TURN) == [DEALER]
+    table.deal_card(now(table), DEALER, None)  # a sixth round: a card too many, not one out of turn
+    assert flagged(table, FlagKind.EXTRA_CARD) == [DEALER]
+    assert FlagKind.DEALER_OUT_OF_TURN not in kinds(table)
     table = ready_to_deal(profile, (2, 5))
     deal(table, {2: "??", 5: "??"}, "??")  # first round
     table.deal_card(now(table), 5, None)  # second round begun at seat 5

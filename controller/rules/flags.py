@@ -23,6 +23,7 @@ class FlagKind(enum.Enum):
     DEAL_WITHOUT_CUT = "deal_without_cut"
     CARD_OUT_OF_TURN = "card_out_of_turn"
     DEALER_OUT_OF_TURN = "dealer_out_of_turn"
+    EXTRA_CARD = "extra_card"
     CARD_EXPOSED = "card_exposed"
     DEALER_FIFTH_NOT_SHOWN = "dealer_fifth_not_shown"
     WRONG_CARD_COUNT = "wrong_card_count"
@@ -73,6 +74,7 @@ _LABELS_FR = {
     FlagKind.DEAL_WITHOUT_CUT: "Donne sans coupe",
     FlagKind.CARD_OUT_OF_TURN: "Carte donnée hors tour",
     FlagKind.DEALER_OUT_OF_TURN: "Carte du croupier hors tour",
+    FlagKind.EXTRA_CARD: "Carte en trop — coup nul",
     FlagKind.CARD_EXPOSED: "Carte exposée",
     FlagKind.DEALER_FIFTH_NOT_SHOWN: "Cinquième carte du croupier non exposée",
     FlagKind.WRONG_CARD_COUNT: "Nombre de cartes incorrect — coup nul",
@@ -111,6 +113,8 @@ _INSTRUCTIONS = {
                                 "Stop the deal; call the table chief"),
     FlagKind.CARD_OUT_OF_TURN: ("Vérifier le compte des cartes de chaque main", "Check every hand's card count"),
     FlagKind.DEALER_OUT_OF_TURN: ("Vérifier le compte des cartes de chaque main", "Check every hand's card count"),
+    FlagKind.EXTRA_CARD: ("Laisser la carte ; le coup sera nul à la fin de la donne ; appeler le chef de table",
+                          "Leave the card; the coup is void at the end of the deal; call the table chief"),
     FlagKind.CARD_EXPOSED: ("Retourner la carte, poursuivre la donne", "Turn the card over, go on dealing"),
     FlagKind.DEALER_FIFTH_NOT_SHOWN: ("Retourner la cinquième carte du croupier", "Turn the dealer's fifth card up"),
     FlagKind.WRONG_CARD_COUNT: ("Coup nul : rendre les mises ; appeler le chef de table",
@@ -132,7 +136,9 @@ _INSTRUCTIONS = {
                                     "Have the price set to the ante; call the table chief"),
     FlagKind.BONUS_STAKE_WRONG: ("Rendre la mise du bonus au joueur", "Return the bonus stake to the player"),
     FlagKind.JACKPOT_STAKE_WRONG: ("Rendre la mise du jackpot au joueur", "Return the jackpot stake to the player"),
-    FlagKind.DUPLICATE_CARD: ("Arrêter le coup ; appeler le chef de table", "Stop the coup; call the table chief"),
+    # the table goes on with the coup: only the chief may declare it void (``DeclareVoid``)
+    FlagKind.DUPLICATE_CARD: ("Appeler le chef de table : lui seul déclare le coup nul ; sinon le coup se poursuit",
+                              "Call the table chief: only he may declare the coup void; otherwise it goes on"),
     FlagKind.BONUS_KEPT_AFTER_PURCHASE: ("Ramasser la mise du bonus de la place", "Collect the seat's bonus stake"),
     FlagKind.PURCHASE_OUT_OF_ORDER: ("Poursuivre ; donner les cartes achetées dans l'ordre",
                                      "Go on; deal the bought cards in order"),

@@ -678,7 +678,13 @@ class Table:
                        "la donne a commencé avant le mélange et la coupe du joueur")
         expected = self.expected_position()
         hand = self.hand_of(op.position)
-        if op.position != expected:
+        if len(hand.cards) >= HAND_SIZE:
+            # Seed 000: « Le coup est nul quand le nombre de cartes composant la main [...] est incorrect »
+            self._flag(FlagKind.EXTRA_CARD, Severity.WARNING, op.position,
+                       f"card {len(hand.cards) + 1} dealt to {who(op.position)}, whose hand is complete",
+                       f"carte {len(hand.cards) + 1} donnée {to_fr(op.position)}, dont la main est complète")
+            self.coup.deal_in_order = False
+        elif op.position != expected:
             if DEALER in (op.position, expected):
                 kind = FlagKind.DEALER_OUT_OF_TURN
             else:

@@ -206,8 +206,8 @@ def test_a_clean_coup_raises_no_flag_and_settles():
     ('{ kind = "out_of_turn", seat = 5, round = 3 }', {("card_out_of_turn", 5): 1}),
     # seat 1 deals first anyway: it swaps with the next seat, whose card then comes too early
     ('{ kind = "out_of_turn", seat = 1, round = 2 }', {("card_out_of_turn", 3): 1}),
-    # the sixth card comes after the dealer's fifth: out of turn as well
-    ('{ kind = "wrong_count", seat = 5, cards = 6 }', {("wrong_card_count", None): 1, ("card_out_of_turn", 5): 1}),
+    # the sixth card comes after the dealer's fifth: a card too many
+    ('{ kind = "wrong_count", seat = 5, cards = 6 }', {("wrong_card_count", None): 1, ("extra_card", 5): 1}),
     # seat 3 skipped in round 5: the cards after it come out of turn
     ('{ kind = "wrong_count", seat = 3, cards = 4 }',
      {("wrong_card_count", None): 1, ("card_out_of_turn", 5): 1, ("dealer_out_of_turn", 0): 1}),

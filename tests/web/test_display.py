@@ -449,3 +449,20 @@ def test_a_button_held_for_the_camera_is_said_until_the_camera_has_caught_up(dis
     shown(referee.state())
     playwright_api.expect(page.locator("#devices .status-wait")).to_have_count(0)
     page.close()
+
+
+def test_a_bet_on_a_vacant_seat_is_not_dimmed_with_the_seat(display, shown):
+    from refereeutil import event, opening_events
+
+    referee = Referee(bonus_and_jackpot_rules())
+    for body, t in [*opening_events(), (ChipsChanged(5, "ante", 1000), 10)]:
+        referee.handle(event(body, t))
+    assert [flag["kind"] for flag in referee.state()["flags"]] == ["bet_on_vacant_seat"]
+    shown(referee.state())
+    page = display["browser"].new_page(viewport={"width": 1280, "height": 800})
+    page.goto(display["url"] + "?lang=fr")
+    seat = page.locator('.seat[data-seat="5"]')
+    playwright_api.expect(seat).to_have_class("seat vacant flagged")
+    assert seat.evaluate("box => getComputedStyle(box).opacity") == "1"
+    assert page.locator('.seat[data-seat="6"]').evaluate("box => getComputedStyle(box).opacity") == "0.45"
+    page.close()
