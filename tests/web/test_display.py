@@ -30,6 +30,7 @@ from controller.bus.schema import (
 from controller.profiles import PROFILES_DIR
 from controller.referee import Referee
 from controller.rules.cards import full_deck, parse_cards
+from controller.rules.french import euros_fr
 from controller.rules.history import format_operation
 from controller.rules.operations import DEALER, Box, OpenSession, Raise
 from controller.rules.profile import TableRules, parse_profile
@@ -465,4 +466,19 @@ def test_a_bet_on_a_vacant_seat_is_not_dimmed_with_the_seat(display, shown):
     playwright_api.expect(seat).to_have_class("seat vacant flagged")
     assert seat.evaluate("box => getComputedStyle(box).opacity") == "1"
     assert page.locator('.seat[data-seat="6"]').evaluate("box => getComputedStyle(box).opacity") == "0.45"
+    page.close()
+
+
+def test_a_zone_in_doubt_while_paying_shows_no_figure_and_the_banner_says_what_it_should_hold(display, shown):
+    state = display["state"] | {"to_confirm": TO_CONFIRM}
+    line = next(p for p in state["settlement"]["payouts"] if p["seat"] == 1 and p["line"] == "raise")
+    should_hold = 0 if line["outcome"] == "lose" else line["stake"] + max(line["net"], 0)
+    shown(state)
+    page = display["browser"].new_page(viewport={"width": 1920, "height": 1080})
+    page.goto(display["url"] + "?lang=fr")
+    banner = page.locator('.banner.confirm[data-seat="1"]')
+    playwright_api.expect(banner).to_contain_text(f"relance — lu {euros_fr(123450)}, doit contenir "
+                                                  f"{euros_fr(should_hold)}")
+    row = page.locator('.seat[data-seat="1"] .bet.unsure')
+    playwright_api.expect(row).to_have_text("à confirmerRelance")
     page.close()

@@ -9,7 +9,7 @@ const T = {
     cameraOff:"Caméra hors ligne", cameraReading:"Bouton pris : la caméra finit de lire la table", shoeOff:"Sabot déconnecté", shoeOut:"Sabot absent", shoeNoisy:"Liaison du sabot bruitée", flooding:"Capteur emballé",
     rnvp:"Rien ne va plus", flag:"ALERTE", colon:" : ", seatFlag:"place", push:"égalité",
     returned:"rendu", handVoid:"Main nulle", qualifies:"qualifié", notQualifies:"non qualifié",
-    toConfirm:"à confirmer", confirmTitle:"À confirmer", read:"lu", readAtLeast:"au moins", and:" ; ",
+    toConfirm:"à confirmer", confirmTitle:"À confirmer", read:"lu", readAtLeast:"au moins", and:" ; ", shouldHold:"doit contenir",
     confirmTodo:"compter les jetons et saisir le montant", cardTodo:"lire la carte et la saisir",
     cardN:n => `carte ${n}`, more:n => `+${n} ${n > 1 ? "alertes" : "alerte"}`,
     moreTitle:"alertes les plus anciennes masquées faute de place (leurs places gardent le ⚠)",
@@ -24,7 +24,7 @@ const T = {
     cameraOff:"Camera offline", cameraReading:"Button taken: the camera is finishing its reading", shoeOff:"Shoe disconnected", shoeOut:"Shoe removed", shoeNoisy:"Shoe link noisy", flooding:"Sensor flooding",
     rnvp:"No more bets", flag:"ALERT", colon:": ", seatFlag:"seat", push:"push",
     returned:"returned", handVoid:"Hand void", qualifies:"qualifies", notQualifies:"does not qualify",
-    toConfirm:"to confirm", confirmTitle:"To confirm", read:"read", readAtLeast:"at least", and:"; ",
+    toConfirm:"to confirm", confirmTitle:"To confirm", read:"read", readAtLeast:"at least", and:"; ", shouldHold:"should hold",
     confirmTodo:"count the chips and key the amount", cardTodo:"read the card and key it",
     cardN:n => `card ${n}`, more:n => `+${n} ${n === 1 ? "alert" : "alerts"}`,
     moreTitle:"oldest alerts hidden for want of room (their seats keep the ⚠)",
@@ -88,8 +88,14 @@ function draw() {
   for (const c of s.to_confirm || []) (unsure[c.seat] = unsure[c.seat] || {})[c.box] = c;
   document.getElementById("confirm").replaceChildren(...Object.entries(unsure).map(([seat, zones]) => {
     // a pile too tall to count gives only a lower bound: « au moins 60,00 € », never « lu 60,00 € »
+    // While paying, what the zone should hold once paid or collected: the figure the dealer checks his count against.
+    const owed = zone => {
+      const line = s.phase === "paying" && s.settlement
+        && s.settlement.payouts.find(p => String(p.seat) === String(seat) && p.line === zone);
+      return line ? `, ${t.shouldHold} ${plain(line.outcome === "lose" ? 0 : line.stake + Math.max(line.net, 0))}` : "";
+    };
     const read = Object.entries(zones).sort(([a], [b]) => ZONES.indexOf(a) - ZONES.indexOf(b))
-      .map(([zone, c]) => `${(t[zone] || zone).toLowerCase()} — ${c.at_least ? t.readAtLeast : t.read} ${plain(c.amount)}`);
+      .map(([zone, c]) => `${(t[zone] || zone).toLowerCase()} — ${c.at_least ? t.readAtLeast : t.read} ${plain(c.amount)}${owed(zone)}`);
     const b = banner("confirm", "alert", el("span", "icon", "⌨"),
       el("span", "title", `${t.confirmTitle}${t.colon}${t.seatFlag} ${seat}, ${read.join(t.and)}`),
       document.createTextNode(" "), el("span", "todo", "→ " + t.confirmTodo));
@@ -159,7 +165,9 @@ function draw() {
       for (const p of paidLines[n]) {
         const row = el("div", "bet result " + (p.net > 0 ? "win" : (p.net < 0 ? "lose" : "")));
         // The sign says won or lost; a line that neither wins nor loses says which instead of « 0,00 € ».
-        row.append(el("span", "", t[p.line] || p.line), el("span", "", p.net ? money(p.net) : (t[p.outcome] || p.outcome)));
+        // A zone in doubt shows no figure: the banner says what was read and what it should hold.
+        const figure = p.line in zones ? "" : (p.net ? money(p.net) : (t[p.outcome] || p.outcome));
+        row.append(el("span", "", t[p.line] || p.line), el("span", "", figure));
         box.append(toCount(row, p.line));
       }
       // A zone read unsure that no line settles still says which chips to count, with what was read.
