@@ -195,7 +195,7 @@ class Table:
         self.seats = {number: SeatState(number) for number in rules.seats}
         self.coup = CoupState(number=1, start_index=0)
         self.settlements: list[Settlement] = []
-        #: the flags the last coup's end raised (its unpaid seats' checks): the display shows them into the next coup
+        #: the last coup's flags, its end's payment checks included: the display shows them into the next coup
         self.closing_flags: list[Flag] = []
         #: the coups before the log's first operation, for a table resumed from a checkpoint
         self.past = Past()
@@ -1145,11 +1145,11 @@ class Table:
 
     def _end_coup(self, op: EndCoup) -> None:
         settlement = self.coup.settlement
-        flags_before = len(self.flags)
         for number in settlement.paying_order if settlement else ():
             if number not in self.coup.payment_checks:
                 self._check_payment(number, op.watched)
-        self.closing_flags = self.flags[flags_before:]
+        # The coup's alerts stay on the display until the next coup's first card: a dealer reads them between coups
+        self.closing_flags = self.coup_flags()
         # Chips still in an ante box (left after a push, or already put down for the next coup) stay there;
         # a side bet is for the coming hand only (seed 004: « pour la main à venir »).
         self.seats = {number: SeatState(number, occupied=seat.occupied,

@@ -11,7 +11,7 @@ from controller.bus.schema import ButtonPressed, CameraStatus, ChipsChanged, Dea
 from controller.rules.errors import ActionRefused, HistoryError
 from controller.rules.flags import FlagKind
 from controller.rules.history import format_operation, parse_operation
-from controller.rules.operations import DEALER, Box, EndCoup, PaymentDone, PaymentSeen, PlaceBet
+from controller.rules.operations import DEALER, Box, DealCard, EndCoup, NoMoreBets, PaymentDone, PaymentSeen, PlaceBet
 from controller.rules.summary import table_summary
 from controller.rules.table import Phase, Table
 
@@ -279,3 +279,23 @@ def test_a_raise_box_emptied_after_the_coup_is_no_refused_raise():
     assert referee.table.phase is Phase.BETTING
     outcome = referee.handle(event(ChipsChanged(3, "raise", 0), t + 2))
     assert outcome.operation is None and outcome.refusal is None
+
+
+def test_a_coups_alerts_stay_shown_into_the_next_coup_until_its_first_card():
+    table = settled()
+    pay(table, 1, "ante", 2000)  # seat 1 is paid last: out of order
+    pay(table, 1, "raise", 4000)
+    for seat in (6, 4, 1):
+        if seat != 1:
+            pay_right(table, seat)
+        done(table, seat)
+    pay(table, 3, "raise", 0)  # the ante left on the felt
+    table.apply(EndCoup(table.log[-1].t + 1, watched=True))
+    closing = [(f["kind"], f["seat"]) for f in table_summary(table)["closing_flags"]]
+    assert closing == [("paid_out_of_order", 1), ("stake_not_collected", 3)]
+    for seat in (1, 4, 6):
+        table.apply(PlaceBet(table.log[-1].t + 1, seat, Box.ANTE, 1000))
+    table.apply(NoMoreBets(table.log[-1].t + 1))
+    assert [(f["kind"], f["seat"]) for f in table_summary(table)["closing_flags"]] == closing
+    table.apply(DealCard(table.log[-1].t + 1, table.expected_position(), None, False))
+    assert table_summary(table)["closing_flags"] == []
