@@ -23,6 +23,7 @@ from ..bus.schema import (
     CardExposed,
     CardIdentified,
     CardPlaced,
+    CardRemoved,
     CardsLifted,
     ChipsChanged,
     CutCard,
@@ -222,6 +223,11 @@ class Referee:
                 return None  # nothing is decided on a card the camera cannot tell: the dealer names it
             case CardIdentified(position=position, index=index, card=text):
                 return IdentifyCard(t, position, index, parse_card(text))
+            case CardRemoved(position=position, index=index) if table.phase is Phase.SHOWDOWN:
+                # a card the settlement may still need, gone from the camera's sight before it was read (lost under
+                # a hand, a card turned too fast): the dealer names it, rather than the coup never settling
+                self.doubts.doubt_the_card(table, position, index, "")
+                return None
             case CardExposed(position=position, index=index):
                 return ExposeCard(t, position, index)
             case CardsLifted(seat=seat):

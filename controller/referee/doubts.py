@@ -87,8 +87,8 @@ class Doubts:
                                      for (position, index), read in sorted(self.cards_to_confirm.items())]}
 
     def doubt_the_card(self, table: Table, position: int, index: int, read: str) -> None:
-        """The camera cannot tell the card at ``position``, ``index``: a card the rules do not know yet is asked of
-        the dealer, one they know is no question."""
+        """The camera cannot tell the card at ``position``, ``index`` (``read``: its likeliest reading, "" when it
+        never read it): a card the rules do not know yet is asked of the dealer, one they know is no question."""
         hand = table.hand_of(position) if position in table.seats or position == DEALER else None
         if hand is not None and 0 <= index < len(hand.cards) and hand.cards[index] is None:
             self.cards_to_confirm[position, index] = read

@@ -9,7 +9,14 @@ from dataclasses import replace
 from refereeutil import betting_referee, dealt_referee, event, settled, settled_referee
 from tables import rules_for
 
-from controller.bus.schema import ButtonPressed, CameraStatus, CardIdentified, ChipsChanged, DealerOperation
+from controller.bus.schema import (
+    ButtonPressed,
+    CameraStatus,
+    CardIdentified,
+    CardRemoved,
+    ChipsChanged,
+    DealerOperation,
+)
 from controller.referee import Referee
 from controller.referee.doubts import Doubts
 from controller.rules.flags import FlagKind
@@ -206,6 +213,18 @@ def test_a_card_the_camera_cannot_tell_is_never_taken_and_the_dealer_names_it():
     outcome = referee.handle(event(DealerOperation("identify position=6 index=5 card=5c"), t + 1))
     assert outcome.refused is None and isinstance(outcome.operation, Settle)
     assert referee.state()["cards_to_confirm"] == [] and str(referee.table.seats[6].hand.cards[4]) == "5c"
+
+
+def test_a_card_the_settlement_waits_for_gone_from_the_cameras_sight_unread_is_asked_of_the_dealer():
+    """At the showdown the camera lost seat 6's last card before reading it (under a hand, turned too fast): the
+    dealer is asked to name it, rather than the coup never settling; a card known already is no question."""
+    referee, t = showdown_waiting_for_a_card()
+    assert referee.handle(event(CardRemoved(1, 0), t)).operation is None  # seat 1's ace: known
+    assert referee.state()["cards_to_confirm"] == []
+    referee.handle(event(CardRemoved(6, 4), t + 1))
+    assert referee.state()["cards_to_confirm"] == [{"position": 6, "index": 4, "read": ""}]
+    outcome = referee.handle(event(DealerOperation("identify position=6 index=5 card=5c"), t + 2))
+    assert isinstance(outcome.operation, Settle) and referee.state()["cards_to_confirm"] == []
 
 
 def test_the_cameras_sure_reading_of_a_card_in_doubt_settles_it_and_a_doubt_on_a_known_card_is_ignored():

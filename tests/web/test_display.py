@@ -482,3 +482,12 @@ def test_a_zone_in_doubt_while_paying_shows_no_figure_and_the_banner_says_what_i
     row = page.locator('.seat[data-seat="1"] .bet.unsure')
     playwright_api.expect(row).to_have_text("à confirmerRelance")
     page.close()
+
+
+def test_a_card_the_camera_lost_before_reading_it_is_asked_as_not_read(display, shown):
+    shown(display["state"] | {"cards_to_confirm": [{"position": 6, "index": 4, "read": ""}]})
+    page = display["browser"].new_page(viewport={"width": 1280, "height": 800})
+    page.goto(f"{display['url']}?lang=fr")
+    playwright_api.expect(page.locator(".banner.confirm")).to_have_text(
+        "⌨À confirmer : place 6, carte 5 — non lue → lire la carte et la saisir")
+    page.close()

@@ -9,7 +9,7 @@ const T = {
     cameraOff:"Caméra hors ligne", cameraReading:"Bouton pris : la caméra finit de lire la table", shoeOff:"Sabot déconnecté", shoeOut:"Sabot absent", shoeNoisy:"Liaison du sabot bruitée", flooding:"Capteur emballé",
     rnvp:"Rien ne va plus", flag:"ALERTE", colon:" : ", seatFlag:"place", push:"égalité",
     returned:"rendu", handVoid:"Main nulle", qualifies:"qualifié", notQualifies:"non qualifié",
-    toConfirm:"à confirmer", confirmTitle:"À confirmer", read:"lu", readAtLeast:"au moins", and:" ; ", shouldHold:"doit contenir",
+    toConfirm:"à confirmer", confirmTitle:"À confirmer", read:"lu", unread:"non lue", readAtLeast:"au moins", and:" ; ", shouldHold:"doit contenir",
     confirmTodo:"compter les jetons et saisir le montant", cardTodo:"lire la carte et la saisir",
     cardN:n => `carte ${n}`, more:n => `+${n} ${n > 1 ? "alertes" : "alerte"}`,
     moreTitle:"alertes les plus anciennes masquées faute de place (leurs places gardent le ⚠)",
@@ -24,7 +24,7 @@ const T = {
     cameraOff:"Camera offline", cameraReading:"Button taken: the camera is finishing its reading", shoeOff:"Shoe disconnected", shoeOut:"Shoe removed", shoeNoisy:"Shoe link noisy", flooding:"Sensor flooding",
     rnvp:"No more bets", flag:"ALERT", colon:": ", seatFlag:"seat", push:"push",
     returned:"returned", handVoid:"Hand void", qualifies:"qualifies", notQualifies:"does not qualify",
-    toConfirm:"to confirm", confirmTitle:"To confirm", read:"read", readAtLeast:"at least", and:"; ", shouldHold:"should hold",
+    toConfirm:"to confirm", confirmTitle:"To confirm", read:"read", unread:"not read", readAtLeast:"at least", and:"; ", shouldHold:"should hold",
     confirmTodo:"count the chips and key the amount", cardTodo:"read the card and key it",
     cardN:n => `card ${n}`, more:n => `+${n} ${n === 1 ? "alert" : "alerts"}`,
     moreTitle:"oldest alerts hidden for want of room (their seats keep the ⚠)",
@@ -105,7 +105,7 @@ function draw() {
     // A card the camera could not tell: the coup waits for the dealer to name it (never settled on a guess).
     const who = c.position === 0 ? t.dealer : `${t.seatFlag} ${c.position}`;
     const b = banner("confirm", "alert", el("span", "icon", "⌨"),
-      el("span", "title", `${t.confirmTitle}${t.colon}${who}, ${t.cardN(c.index + 1)} — ${t.read} ${cardText(c.read)} ?`),
+      el("span", "title", `${t.confirmTitle}${t.colon}${who}, ${t.cardN(c.index + 1)} — ${c.read ? `${t.read} ${cardText(c.read)} ?` : t.unread}`),
       document.createTextNode(" "), el("span", "todo", "→ " + t.cardTodo));
     b.dataset.position = c.position;
     return b;
