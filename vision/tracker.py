@@ -114,6 +114,10 @@ class TrackerConfig:
     gone_frames: int = 6  # a card is gone once missing, zone visible, in this many frames...
     gone_ms: int = 1500  # ...spanning at least this long
     forget_ms: int = 500  # a card not yet counted and unseen (zone visible) this long is forgotten
+    #: during the deal, a player's whole hand missing at once, zone visible, in ``steady_frames`` frames spanning
+    #: this long has been lifted to look: as fast as a card is seen laid (a player reads his cards in a second or
+    #: two, shorter than ``gone_ms``); a hand half covered by the dealer's arm is occluded, not missing
+    lifted_ms: int = 600
     match_mm: float = 20.0  # a detection this close to a card's last position is that card
     min_confidence: float = 0.3  # weaker card detections are ignored
     #: a zone's chips read with less certainty than this (the chip counter's and the stack reader's, merged; 0 for
@@ -137,7 +141,7 @@ class TrackerConfig:
         for name in ("steady_frames", "gone_frames"):
             if getattr(self, name) < 1:
                 raise ValueError(f"TrackerConfig.{name} must be at least 1, got {getattr(self, name)}")
-        for name in ("steady_ms", "gone_ms", "forget_ms", "doubt_ms"):
+        for name in ("steady_ms", "gone_ms", "forget_ms", "doubt_ms", "lifted_ms"):
             if getattr(self, name) < 0:
                 raise ValueError(f"TrackerConfig.{name} must not be negative, got {getattr(self, name)}")
         if self.match_mm <= 0:
@@ -446,6 +450,9 @@ class Tracker:
                 track.missing.add(t_ms)
         hand.leftovers = [c for c in hand.leftovers if not self._gone(c)]
         gone = [c for c in present if self._gone(c)]
+        if not gone and self.dealing and seat != DEALER and present and all(
+                c.missing is not None and c.missing.steady(config.steady_frames, config.lifted_ms) for c in present):
+            gone = present  # the whole hand lifted to look
         if gone:
             events += self._leave(seat, hand, gone)
         if not occluded:

@@ -4,7 +4,8 @@ Each scene change the world makes is one gesture (``SceneChange.gesture``); the 
 whatever the vision process has seen by then. The times are drawn uniformly within each range below, from a seed, so
 a run can be played again. They follow a dealer's usual pace: a card every 0.4 to 1.2 s (the reach to the zone,
 then the card laid), a card turned up in 0.3 to 0.8 s, a discard taken in 0.3 to 0.8 s and the bought card laid in
-its place 0.4 to 1.2 s later, chips pushed in or out in 0.5 to 1.5 s.
+its place 0.4 to 1.2 s later, chips pushed in or out in 0.5 to 1.5 s, a player holding his cards up 1 to 3 s to
+read them.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ GESTURE_SECONDS: dict[str, tuple[float, float]] = {
     "take": (0.3, 0.8),  # a discard or a folded hand taken off the felt
     "chips": (0.5, 1.5),  # chips put in a zone, pushed in, paid or taken
     "collect": (0.8, 2.0),  # every card swept off the felt at the coup's end
-    "look": (0.5, 1.5),  # a player lifting his cards to look, or laying them back
+    "read": (1.0, 3.0),  # a player holding his five cards up while he reads them
     "camera": (0.0, 0.0),  # the camera going off or coming back: no gesture
     "change": (0.3, 1.0),  # any other change on the felt
 }

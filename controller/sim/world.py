@@ -371,9 +371,9 @@ class World:
             if looks and looks["round"] == round_number:
                 seat = looks["seat"]
                 self._show(replace(self.scene, cards=tuple(replace(c, lifted=c.position == seat)
-                                                           for c in self.scene.cards)), "look")
+                                                           for c in self.scene.cards)), "read")
                 self._apply(PlayerLooks(self._tick(), seat))
-                self._show(replace(self.scene, cards=tuple(replace(c, lifted=False) for c in self.scene.cards)), "look")
+                self._show(replace(self.scene, cards=tuple(replace(c, lifted=False) for c in self.scene.cards)), "lay")
         if wrong and wrong["cards"] == 6:
             self._deal(wrong["seat"], deck[0], False)
             self._apply(DealCard(self.t, wrong["seat"], None, False))

@@ -169,6 +169,19 @@ def test_a_players_card_gone_during_the_deal_is_him_looking_and_it_comes_back_th
     assert feed.frames(20, [back(5, 600), back(5, 640), back(5, 680)]) == [CardPlaced(5, None, False, 3)]
 
 
+def test_a_players_whole_hand_lifted_to_look_is_seen_as_fast_as_a_card_laid():
+    """A player reads his cards in a second or two, shorter than ``gone_ms``: his whole hand missing at once, zone
+    visible, for ``lifted_ms`` is a look; one card of the hand missing that long is not yet anything."""
+    feed = Feed(Tracker(CONFIG, dealing=True))
+    hand = [back(5, 600), back(5, 640)]
+    feed.frames(5, hand)
+    assert feed.frames(7, [back(5, 600)]) == []  # one card of two missing 0.7 s
+    feed.frames(5, hand)
+    assert feed.frames(6, []) == []  # 0.5 s: not yet
+    assert feed.frames(1, []) == [CardsLifted(5)]
+    assert feed.frames(10, hand) == []  # laid back: the same cards
+
+
 @pytest.mark.parametrize("held", [True, False])
 def test_a_card_seen_in_a_players_hand_while_he_peeks_is_no_new_card(held):
     """While his cards are off the felt, the detector may find one raised in his hand at the zone's edge; read as
