@@ -623,7 +623,16 @@ class Tracker:
             hand.cards.append(new)
         self._order += 1
         placed = CardPlaced(seat, rules_card(new.reported) if new.reported else None, face_up, self._order)
+        if self.dealing and not face_up and self._face_shown(seen):
+            # dealt face up, turned over before it settled (« elle est retournée et la donne se poursuit »): the
+            # camera saw its face all the same
+            return [placed, CardExposed(seat, new.index)]
         return [placed, *self._ask(seat, new, repeated)] if repeated is not None else [placed]
+
+    def _face_shown(self, seen: _Run) -> bool:
+        """The frames of a card read face down showed its face first: two or more agreeing, surely read."""
+        faces = [n for label, n in seen.votes.items() if label != BACK]
+        return max(faces, default=0) >= 2
 
     def _track_chips(self, t_ms: int, key: ZoneKey, total: int, sure: bool, at_least: bool) -> list[Event]:
         """A zone's total (and whether the counter vouches for it) is reported once it has held steady; a total

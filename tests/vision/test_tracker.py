@@ -169,6 +169,17 @@ def test_a_players_card_gone_during_the_deal_is_him_looking_and_it_comes_back_th
     assert feed.frames(20, [back(5, 600), back(5, 640), back(5, 680)]) == [CardPlaced(5, None, False, 3)]
 
 
+def test_a_card_dealt_face_up_and_turned_over_before_it_settled_is_still_seen_exposed():
+    """At a real dealer's pace an exposed card lies face up for half a second: two frames of its face, then its
+    back. Read face down by the majority of its frames, it is placed face down and reported exposed; a single
+    frame of a face (a misread) is not an exposure."""
+    feed = Feed(Tracker(CONFIG, dealing=True))
+    events = feed.frames(2, [face(4, "2C", 700)]) + feed.frames(4, [back(4, 700)])
+    assert events == [CardPlaced(4, None, False, 1), CardExposed(4, 0)]
+    events = feed.frames(1, [back(4, 700), face(4, "9D", 740)]) + feed.frames(5, [back(4, 700), back(4, 740)])
+    assert events == [CardPlaced(4, None, False, 2)]
+
+
 def test_a_players_whole_hand_lifted_to_look_is_seen_as_fast_as_a_card_laid():
     """A player reads his cards in a second or two, shorter than ``gone_ms``: his whole hand missing at once, zone
     visible, for ``lifted_ms`` is a look; one card of the hand missing that long is not yet anything."""
