@@ -28,7 +28,7 @@ def test_the_demo_script_through_the_whole_stack_leaves_exactly_the_expected_fla
 
     result = subprocess.run([sys.executable, "-m", "controller.cli", "demo", "--script", str(SCRIPT), "--headless",
                              "--camera", "direct", "--folder", str(tmp_path)],
-                            cwd=ROOT, capture_output=True, text=True, timeout=170)
+                            cwd=ROOT, capture_output=True, text=True, timeout=420)
     logs = "".join(f"\n--- {name}\n{(tmp_path / name).read_text()[-3000:]}" for name in ("table.log", "sensors.log")
                    if (tmp_path / name).exists())
     assert result.returncode == 0, result.stdout + result.stderr + logs
@@ -64,7 +64,7 @@ def test_a_decision_time_running_out_is_waited_for_keyed_and_decided_by_the_rule
     assert [f.kind for f in timeline.coups[0].flags] == ["decision_timeout"]
     result = subprocess.run([sys.executable, "-m", "controller.cli", "demo", "--script", str(script), "--headless",
                              "--camera", "direct", "--folder", str(tmp_path / "run")],
-                            cwd=ROOT, capture_output=True, text=True, timeout=170)
+                            cwd=ROOT, capture_output=True, text=True, timeout=420)
     assert result.returncode == 0, result.stdout + result.stderr
     db = sqlite3.connect(tmp_path / "run" / "var" / "events.sqlite")
     try:
