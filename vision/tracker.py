@@ -118,6 +118,9 @@ class TrackerConfig:
     #: this long has been lifted to look: as fast as a card is seen laid (a player reads his cards in a second or
     #: two, shorter than ``gone_ms``); a hand half covered by the dealer's arm is occluded, not missing
     lifted_ms: int = 600
+    #: during the deal, a card seen steadily waits at most this long for a card laid before it, still unsettled (or
+    #: under a hand), to be placed first: the cards are reported in the order dealt, whatever hid one a moment
+    order_wait_ms: int = 1500
     match_mm: float = 20.0  # a detection this close to a card's last position is that card
     min_confidence: float = 0.3  # weaker card detections are ignored
     #: a zone's chips read with less certainty than this (the chip counter's and the stack reader's, merged; 0 for
@@ -141,7 +144,7 @@ class TrackerConfig:
         for name in ("steady_frames", "gone_frames"):
             if getattr(self, name) < 1:
                 raise ValueError(f"TrackerConfig.{name} must be at least 1, got {getattr(self, name)}")
-        for name in ("steady_ms", "gone_ms", "forget_ms", "doubt_ms", "lifted_ms"):
+        for name in ("steady_ms", "gone_ms", "forget_ms", "doubt_ms", "lifted_ms", "order_wait_ms"):
             if getattr(self, name) < 0:
                 raise ValueError(f"TrackerConfig.{name} must not be negative, got {getattr(self, name)}")
         if self.match_mm <= 0:
@@ -229,6 +232,11 @@ class _Candidate:
     y: float
     seen: _Run
     last_ms: int  # last time seen, occluded frames included (not frames that see it only in a hand)
+    #: when it was laid at the latest: its first sighting, or, first seen as its zone came out from under a hand,
+    #: when the hand came over it
+    since: int
+    #: when it was first seen steadily (its placement may wait for a card laid before it, ``Tracker.track``)
+    ready_ms: int | None = None
 
 
 @dataclass
@@ -275,6 +283,8 @@ class Tracker:
         self._discards: dict[int, tuple[int, int]] = {}
         #: the zones a hand covers now, and since when: what it lays or takes there is not seen yet
         self._covered: dict[ZoneKey, int] = {}
+        #: for each zone, its last covering: (since, until)
+        self._uncovered: dict[ZoneKey, tuple[int, int]] = {}
 
     # --- what the engine tells it -------------------------------------------------
 
@@ -297,7 +307,7 @@ class Tracker:
         its other face, a chip total not yet held, a zone under a hand): None when every change seen is decided.
         A card missing is not counted: it is decided only after ``gone_ms``, and no button waits on a card taken
         away."""
-        starts = [candidate.seen.first_ms for hand in self._hands.values() for candidate in hand.candidates]
+        starts = [candidate.since for hand in self._hands.values() for candidate in hand.candidates]
         starts += self._covered.values()
         starts += [card.turning.first_ms for hand in self._hands.values() for card in hand.cards
                    if card.turning is not None]
@@ -308,6 +318,7 @@ class Tracker:
         """The camera's clock started again (a restarted source): forget every timing, keep the cards known."""
         self._last_ms = None
         self._covered.clear()
+        self._uncovered.clear()
         for hand in self._hands.values():
             hand.candidates.clear()
             for card in hand.cards + hand.leftovers:
@@ -361,6 +372,7 @@ class Tracker:
         for key in occluded:
             if not (isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], int) and isinstance(key[1], str)):
                 raise ValueError(f"occluded zone {key!r}: expected (seat, area) such as (3, 'cards')")
+        self._uncovered.update({key: (since, t_ms) for key, since in self._covered.items() if key not in occluded})
         self._covered = {key: self._covered.get(key, t_ms) for key in occluded}
         cards: dict[int, list[Observation]] = {}
         chips: dict[ZoneKey, int] = {}
@@ -376,10 +388,12 @@ class Tracker:
         ready: list[tuple[int, int, _Candidate]] = []
         for seat in sorted(set(self._hands) | set(cards)):
             hand = self._hands.setdefault(seat, _Hand())
-            ready += [(c.seen.first_ms, seat, c)
+            ready += [(c.since, seat, c)
                       for c in self._track_hand(t_ms, seat, hand, cards.get(seat, []), (seat, "cards") in occluded,
                                                 events)]
-        for _first, seat, candidate in sorted(ready, key=self._dealing_order(ready)):
+        ready = [each for each in ready if not self._laid_before(t_ms, each[2])]
+        for _since, seat, candidate in sorted(ready, key=self._dealing_order(ready)):
+            self._hands[seat].candidates.remove(candidate)
             events += self._settle(seat, self._hands[seat], candidate)
         for key in sorted(set(self._chips) | set(chips)):
             if key not in occluded:
@@ -388,9 +402,23 @@ class Tracker:
                 events += self._track_chips(t_ms, key, chips.get(key, 0), sure, certainty.get(key) == 0.0)
         return events
 
+    def _laid_before(self, t_ms: int, candidate: _Candidate) -> bool:
+        """During the deal, whether a card was laid before ``candidate`` and is not placed yet: one still unsettled,
+        or a card zone under a hand since before it (for at most ``order_wait_ms`` after ``candidate`` was seen
+        steadily). The dealer's arm hides his own cards as he reaches for the next seat: his card, seen a frame
+        later than that seat's, was laid before it."""
+        assert candidate.ready_ms is not None
+        if not self.dealing or t_ms - candidate.ready_ms >= self.config.order_wait_ms:
+            return False
+        if any(key[1] == "cards" and since < candidate.since for key, since in self._covered.items()):
+            return True
+        return any(other.since < candidate.since and other.ready_ms is None
+                   for hand in self._hands.values() for other in hand.candidates)
+
     def _dealing_order(self, ready: list[tuple[int, int, _Candidate]]
                        ) -> Callable[[tuple[int, int, _Candidate]], tuple[int, int, bool, int]]:
-        """Sort key for cards settled in one frame: first seen first; among cards first seen together, the round
+        """Sort key for cards settled in one frame: laid first first (``_Candidate.since``); among cards laid
+        together, the round
         each was dealt in (the cards its hand already had, then its place along the hand's stagger), then the seat
         from the dealer's left, the dealer last."""
         rounds: dict[int, int] = {}
@@ -456,12 +484,17 @@ class Tracker:
         if gone:
             events += self._leave(seat, hand, gone)
         if not occluded:
+            # a card first seen as its zone comes out from under a hand may have been laid while the hand was over it
+            covering = self._uncovered.get((seat, "cards"))
+            since = covering[0] if covering is not None and t_ms - covering[1] <= config.steady_ms else t_ms
             for i, obs in enumerate(seen):
                 if i not in matched_obs and not obs.held:
-                    hand.candidates.append(_Candidate(obs.x_mm, obs.y_mm, _run(t_ms, self._vote_of(obs)), t_ms))
+                    hand.candidates.append(_Candidate(obs.x_mm, obs.y_mm, _run(t_ms, self._vote_of(obs)), t_ms,
+                                                      since))
         hand.candidates = [c for c in hand.candidates if occluded or t_ms - c.last_ms <= config.forget_ms]
         ready = [c for c in hand.candidates if c.seen.steady(config.steady_frames, config.steady_ms)]
-        hand.candidates = [c for c in hand.candidates if c not in ready]
+        for candidate in ready:
+            candidate.ready_ms = t_ms if candidate.ready_ms is None else candidate.ready_ms
         return ready
 
     def _gone(self, card: _Card) -> bool:

@@ -123,6 +123,25 @@ def test_cards_settling_in_the_same_frame_are_ordered_by_first_sight():
     assert sorted((e.order, e.position) for e in events) == [(1, 6), (2, 2)]
 
 
+def test_the_dealers_card_hidden_by_his_arm_reaching_for_the_next_seat_is_still_placed_first():
+    """The dealer lays his card, then reaches over it for seat 4: his card is first seen a frame after seat 4's, as
+    his arm leaves his zone. It was laid while his arm was over his zone, before seat 4's: it is placed first."""
+    feed = Feed(Tracker(CONFIG, dealing=True))
+    assert feed.frames(2, [], occluded=[(0, "cards")]) == []  # his arm: his card laid under it
+    feed.frames(1, [back(4, 600)], occluded=[(0, "cards")])  # seat 4's card laid; his arm on its way back
+    events = feed.frames(8, [back(4, 600), back(0, 900)])
+    assert [(e.position, e.order) for e in events] == [(0, 1), (4, 2)]
+
+
+def test_a_card_waits_for_one_laid_before_it_at_most_order_wait_ms():
+    """A zone under a hand since before the card was laid holds its placement back, not for ever."""
+    feed = Feed(Tracker(CONFIG, dealing=True))
+    feed.frames(1, [], occluded=[(0, "cards")])
+    assert feed.frames(20, [back(4, 600)], occluded=[(0, "cards")]) == [CardPlaced(4, None, False, 1)]
+    # first seen at 100 ms, steadily at 400 ms (its fourth frame): placed order_wait_ms (1.5 s) later
+    assert [feed.step_ms * i for i, out in enumerate(feed.per_frame) if out] == [400 + CONFIG.order_wait_ms]
+
+
 def test_cards_first_seen_together_are_numbered_in_the_dealing_order():
     """The camera comes back after two rounds dealt unseen: round by round along each hand's stagger, seats from the
     dealer's left, the dealer last, whatever order the detector lists them in."""
