@@ -410,9 +410,10 @@ class Tracker:
         assert candidate.ready_ms is not None
         if not self.dealing or t_ms - candidate.ready_ms >= self.config.order_wait_ms:
             return False
-        if any(key[1] == "cards" and since < candidate.since for key, since in self._covered.items()):
+        # a hand that came over a zone in the frame this card was first seen may have laid one there at the same time
+        if any(key[1] == "cards" and since <= candidate.since for key, since in self._covered.items()):
             return True
-        return any(other.since < candidate.since and other.ready_ms is None
+        return any(other.since <= candidate.since and other.ready_ms is None
                    for hand in self._hands.values() for other in hand.candidates)
 
     def _dealing_order(self, ready: list[tuple[int, int, _Candidate]]

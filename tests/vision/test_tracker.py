@@ -133,6 +133,17 @@ def test_the_dealers_card_hidden_by_his_arm_reaching_for_the_next_seat_is_still_
     assert [(e.position, e.order) for e in events] == [(0, 1), (4, 2)]
 
 
+def test_cards_dealt_while_the_camera_was_off_come_in_the_dealing_order_though_one_zone_is_under_an_arm():
+    """The camera comes back after two rounds dealt unseen, the dealer's arm over seat 1 for its first frames: seat
+    1's cards, seen last, were dealt first in each round."""
+    along_x = {1: (1.0, 0.0), 3: (1.0, 0.0), 0: (-1.0, 0.0)}
+    feed = Feed(Tracker(CONFIG, dealing=True, stagger=along_x))
+    others = [back(3, 1200), back(3, 1240), back(0, 900), back(0, 860)]
+    events = feed.frames(3, others, occluded=[(1, "cards")])
+    events += feed.frames(6, [*others, back(1, 1500), back(1, 1540)])
+    assert [(e.position, e.order) for e in events] == [(1, 1), (3, 2), (0, 3), (1, 4), (3, 5), (0, 6)]
+
+
 def test_a_card_waits_for_one_laid_before_it_at_most_order_wait_ms():
     """A zone under a hand since before the card was laid holds its placement back, not for ever."""
     feed = Feed(Tracker(CONFIG, dealing=True))
