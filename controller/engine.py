@@ -143,8 +143,8 @@ class Engine:
         #: the producers' runs whose events wait behind a gap, and since when; the last time they were told
         self._gap_seen: dict[tuple[str, str], float] = {}
         self._last_gap_ack = 0.0
-        #: the oldest press held for the camera, and since when it has been the oldest
-        self._camera_wait: tuple[tuple[str, int], float] | None = None
+        #: each press held for the camera, and since when (its wait is measured from it)
+        self._camera_waits: dict[tuple[str, int], float] = {}
 
     # --- recovery -------------------------------------------------------------
 
@@ -243,14 +243,15 @@ class Engine:
     def give_up_on_camera(self) -> bool:
         """Record that the oldest press held for the camera has waited ``CAMERA_WAIT_S`` (``CameraWaitOver``): it is
         played now. Recorded, not decided on the side, so a replay releases it at the same place in the log."""
-        if not self.referee.awaiting:
-            self._camera_wait = None
+        now = time.monotonic()
+        self._camera_waits = {(press.publisher, press.seq): self._camera_waits.get((press.publisher, press.seq), now)
+                              for press in self.referee.awaiting}
+        if not self.referee.awaiting or self._held:  # events already come are recorded first: maybe its answer
             return False
-        press, now = self.referee.awaiting[0], time.monotonic()
-        if self._camera_wait is None or self._camera_wait[0] != (press.publisher, press.seq):
-            self._camera_wait = (press.publisher, press.seq), now
-        waited = now - self._camera_wait[1]
-        if waited < CAMERA_WAIT_S:
+        press = self.referee.awaiting[0]
+        waited = now - self._camera_waits[press.publisher, press.seq]
+        # a camera that no longer answers (offline) is waited for no more: what it still holds goes at once
+        if waited < CAMERA_WAIT_S and self.referee.devices.camera_answers_waits:
             return False
         log.warning("engine: the camera did not catch up with %s #%d in %.1f s: played without it",
                     press.publisher, press.seq, waited)

@@ -257,6 +257,8 @@ class _ChipZone:
     pending: _Run | None = None
     pending_total: int = 0
     pending_sure: bool = True
+    #: since when its reading has differed from what was reported (a count flickering between readings meanwhile)
+    changed_since: int | None = None
 
 
 class Tracker:
@@ -311,7 +313,7 @@ class Tracker:
         starts += self._covered.values()
         starts += [card.turning.first_ms for hand in self._hands.values() for card in hand.cards
                    if card.turning is not None]
-        starts += [zone.pending.first_ms for zone in self._chips.values() if zone.pending is not None]
+        starts += [zone.changed_since for zone in self._chips.values() if zone.changed_since is not None]
         return min(starts, default=None)
 
     def restart_clock(self) -> None:
@@ -324,7 +326,7 @@ class Tracker:
             for card in hand.cards + hand.leftovers:
                 card.missing = card.turning = None
         for zone in self._chips.values():
-            zone.pending = None
+            zone.pending = zone.changed_since = None
 
     def follow(self, state: Mapping[str, object]) -> None:
         """Follow the engine's published state (``TableState.state``): its phase, and a new coup when it starts."""
@@ -479,7 +481,7 @@ class Tracker:
                 track.missing.add(t_ms)
         hand.leftovers = [c for c in hand.leftovers if not self._gone(c)]
         gone = [c for c in present if self._gone(c)]
-        if not gone and self.dealing and seat != DEALER and present and all(
+        if not gone and self.dealing and seat != DEALER and len(present) >= 2 and all(
                 c.missing is not None and c.missing.steady(config.steady_frames, config.lifted_ms) for c in present):
             gone = present  # the whole hand lifted to look
         if gone:
@@ -664,23 +666,25 @@ class Tracker:
         return [placed, *self._ask(seat, new, repeated)] if repeated is not None else [placed]
 
     def _face_shown(self, seen: _Run) -> bool:
-        """The frames of a card read face down showed its face first: two or more agreeing, surely read."""
-        faces = [n for label, n in seen.votes.items() if label != BACK]
-        return max(faces, default=0) >= 2
+        """The frames of a card read face down showed its face: two or more agreeing, surely read, and a third of
+        its frames at least (two misreads among many frames of its back are no exposure)."""
+        faces = max((n for label, n in seen.votes.items() if label != BACK), default=0)
+        return faces >= 2 and 3 * faces >= seen.frames
 
     def _track_chips(self, t_ms: int, key: ZoneKey, total: int, sure: bool, at_least: bool) -> list[Event]:
         """A zone's total (and whether the counter vouches for it) is reported once it has held steady; a total
         reported unsure is reported again once read sure."""
         zone = self._chips.setdefault(key, _ChipZone())
         if (total, sure) == (zone.reported, zone.reported_sure):
-            zone.pending = None
+            zone.pending = zone.changed_since = None
             return []
+        zone.changed_since = t_ms if zone.changed_since is None else zone.changed_since
         if zone.pending is None or (total, sure) != (zone.pending_total, zone.pending_sure):
             zone.pending, zone.pending_total, zone.pending_sure = _Run(t_ms, t_ms), total, sure
             return []
         zone.pending.add(t_ms)
         if not zone.pending.steady(self.config.steady_frames, self.config.steady_ms):
             return []
-        zone.reported, zone.reported_sure, zone.pending = total, sure, None
+        zone.reported, zone.reported_sure, zone.pending, zone.changed_since = total, sure, None, None
         seat, area = key
         return [ChipsChanged(seat, area, total, sure, at_least and not sure)]  # type: ignore[arg-type]

@@ -41,6 +41,7 @@ from ..rules.flags import Flag
 from ..rules.french import euros_fr
 from ..rules.history import format_time, parse_operation
 from ..rules.operations import (
+    DEALER,
     Box,
     DealBoughtCard,
     DealCard,
@@ -226,7 +227,10 @@ class Referee:
             case CardRemoved(position=position, index=index) if table.phase is Phase.SHOWDOWN:
                 # a card the settlement may still need, gone from the camera's sight before it was read (lost under
                 # a hand, a card turned too fast): the dealer names it, rather than the coup never settling
-                self.doubts.doubt_the_card(table, position, index, "")
+                state = table.seats.get(position)
+                if position == DEALER or (state is not None and state.in_play and not state.hand_void
+                                          and state.decision is not Decision.FOLD):
+                    self.doubts.doubt_the_card(table, position, index, "")
                 return None
             case CardExposed(position=position, index=index):
                 return ExposeCard(t, position, index)

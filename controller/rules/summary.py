@@ -117,7 +117,6 @@ def table_summary(table: Table, history: bool = False) -> dict[str, Any]:
         "payments_due": table.payments_due(),
         "payments": payments_data(table),
         "flags": [flag_data(flag) for flag in (table.flags if history else table.coup_flags())],
-        # the payment checks the last coup's end raised, shown while the next one is bet
         # the last coup's alerts, until this coup's first card is dealt
         "closing_flags": [flag_data(flag) for flag in table.closing_flags]
         if table.phase is Phase.BETTING or (table.phase is Phase.DEALING and not table.coup.cards_dealt) else [],

@@ -68,3 +68,13 @@ def test_the_tracker_names_when_its_oldest_undecided_change_began():
     for t in (400, 500):
         tracker.track(t, [ANTE, BACK])
     assert tracker.undecided_since() is None
+
+
+def test_chips_whose_count_flickers_are_undecided_from_their_first_change():
+    """A pile put down before the press, its count flickering between two readings: the change began when it was
+    first seen, not at the latest reading."""
+    tracker = Tracker(CONFIG)
+    other = Observation(3, "ante", "chip", 1500, 100.0, 600.0, 0.9)
+    for t, reading in enumerate([ANTE, other, ANTE, other, ANTE]):
+        tracker.track(100 * t, [reading])
+    assert tracker.undecided_since() == 0

@@ -124,7 +124,7 @@ function draw() {
   // latest one's detail and what to do.
   const fl = document.getElementById("flags"); fl.replaceChildren();
   const flaggedSeats = new Set(), groups = new Map();
-  // The last coup's end raises its unpaid seats' payment checks: they stay up while the next coup is bet.
+  // The last coup's alerts (its end's payment checks among them) stay up until the next coup's first card.
   for (const f of (s.closing_flags || []).concat(s.flags || [])) {
     const key = `${f.kind} ${f.seat}`;
     groups.set(key, {flag: f, count: (groups.has(key) ? groups.get(key).count : 0) + 1});
