@@ -325,8 +325,7 @@ class Engine:
         outcome = self.referee.handle(envelope)
         flags = 0
         for each in outcome.all():  # the presses it released (of the coup it came in), then its own
-            self._derive(event_id, coup, type(envelope.body).__name__ if each is outcome else "ButtonPressed",
-                         each, flags, live)
+            self._derive(event_id, coup, each.event or type(envelope.body).__name__, each, flags, live)
             flags += len(each.flags)
         self.acted_id = event_id  # last: its flags and coup recorded, its messages queued
         return outcome

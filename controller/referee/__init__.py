@@ -83,8 +83,10 @@ class Outcome:
     refusal: Refusal | None = None
     #: what the button presses this event let through did (``Referee.awaiting``), in order, played before it
     released: list[Outcome] = field(default_factory=list)
-    #: a button press held until the camera has caught up with it
+    #: a button press held until the camera has caught up with it (or what the dealer keyed behind one)
     awaits_camera: bool = False
+    #: for an outcome in ``released``: the kind of event it played (``ButtonPressed``, ``DealerOperation``)
+    event: str = ""
 
     def all(self) -> list[Outcome]:
         """The outcomes of the presses released, then this event's own."""
@@ -136,11 +138,11 @@ class Referee:
         self._origin_ms: int | None = None
         self.doubts = Doubts()
         self.standing = StandingRefusals(self._moment())
-        #: button presses held until the camera has read the felt up to them, oldest first. A dealer presses « fin
-        #: de donne » as he lays the last card, before the camera has reported it: played at once, the press would
-        #: find a card missing. The camera answers each (``CameraCaughtUp``); the engine gives up on an answer
-        #: after ``engine.CAMERA_WAIT_S`` (``CameraWaitOver``); both are recorded, so a replay holds and releases
-        #: each press exactly as it was.
+        #: button presses held until the camera has read the felt up to them, oldest first, and what the dealer keyed
+        #: after them. A dealer presses « fin de donne » as he lays the last card, before the camera has reported
+        #: it: played at once, the press would find a card missing. The camera answers each (``CameraCaughtUp``);
+        #: the engine gives up on an answer after ``engine.CAMERA_WAIT_S`` (``CameraWaitOver``); both are recorded,
+        #: so a replay holds and releases each press exactly as it was.
         self.awaiting: list[Envelope] = []
 
     @classmethod
@@ -282,7 +284,9 @@ class Referee:
         """Play one event: a button press the camera may not have caught up with is held (``awaiting``); an event
         that releases held presses plays them first (``Outcome.released``)."""
         body = envelope.body
-        if isinstance(body, ButtonPressed) and (self.awaiting or self.devices.camera_answers_waits):
+        # the dealer's own inputs keep their order: what he keys after a held press waits behind it
+        if (isinstance(body, ButtonPressed) and self.devices.camera_answers_waits
+                or isinstance(body, ButtonPressed | DealerOperation) and self.awaiting):
             self._clock(envelope)
             self.awaiting.append(envelope)
             return Outcome(awaits_camera=True)
@@ -290,7 +294,9 @@ class Referee:
         for _press in self._released_by(body):
             press = self.awaiting.pop(0)
             coup = self.table.coup.number
-            released.append(self._play(press))
+            played = self._play(press)
+            played.event = type(press.body).__name__
+            released.append(played)
             if self.table.coup.number != coup:  # a coup's end: what was pressed after it waits on
                 break
         outcome = self._play(envelope)
@@ -304,7 +310,11 @@ class Referee:
             case CameraCaughtUp(publisher=publisher, seq=seq) | CameraWaitOver(publisher=publisher, seq=seq):
                 for position, press in enumerate(self.awaiting):
                     if (press.publisher, press.seq) == (publisher, seq):
-                        return self.awaiting[:position + 1]
+                        # with it, what the dealer keyed after it, up to his next press
+                        end = position + 1
+                        while end < len(self.awaiting) and not isinstance(self.awaiting[end].body, ButtonPressed):
+                            end += 1
+                        return self.awaiting[:end]
             case CameraStatus(online=False) | CameraStatus(answers_waits=False):
                 return list(self.awaiting)
         return []
@@ -401,7 +411,8 @@ class Referee:
         summary["raised_by"] = {str(n): s.decision.value for n, s in self.table.seats.items()
                                 if s.decision is Decision.RAISE}
         summary["refusals"] = [refusal.shown() for refusal in self.standing.refusals]
-        summary["awaiting_camera"] = [[press.publisher, press.seq] for press in self.awaiting]
+        summary["awaiting_camera"] = [[press.publisher, press.seq] for press in self.awaiting
+                                      if isinstance(press.body, ButtonPressed)]
         summary.update(self.doubts.shown())
         return summary
 

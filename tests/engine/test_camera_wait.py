@@ -26,7 +26,7 @@ from controller.bus.schema import (
 from controller.referee import Referee
 from controller.rules.cards import full_deck
 from controller.rules.flags import FlagKind
-from controller.rules.operations import Box, EndDeal, NoMoreBets
+from controller.rules.operations import Box, EndDeal, Fold, NoMoreBets
 from controller.rules.table import Phase
 from controller.store import EventStore
 
@@ -169,3 +169,19 @@ def test_the_engine_records_when_it_gave_up_on_the_camera_and_a_replay_releases_
 
 def topic_of(body) -> str:
     return next(topic for topic, kinds in TOPIC_BODIES.items() if type(body) in kinds)
+
+
+def test_what_the_dealer_keys_after_a_held_press_waits_behind_it():
+    """He presses « fin de donne » and keys seat 1's fold at once: the fold is played after the end of the deal,
+    not refused before it; what the camera reports meanwhile is not held."""
+    referee = betting()
+    referee.handle(press("no_more_bets", 11))
+    referee.handle(caught_up(12, 11))
+    t = deal_all_but_the_last(referee, 20)
+    referee.handle(press("end_of_deal", t))
+    assert referee.handle(event(DealerOperation("fold seat=1"), t + 1)).awaits_camera
+    assert referee.state()["awaiting_camera"] == [["test", t]]  # the camera is asked about presses only
+    assert referee.handle(event(CardPlaced(0, str(full_deck()[0]), True), t + 2)).refused is None
+    outcome = referee.handle(caught_up(t + 3, t))
+    assert [type(each.operation) for each in outcome.released] == [EndDeal, Fold]
+    assert all(each.refused is None for each in outcome.released) and referee.awaiting == []
