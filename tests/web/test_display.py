@@ -412,14 +412,19 @@ def test_the_dealer_confirms_a_bet_the_camera_read_unsure(display, shown):
     page.close()
 
 
+def handled(referee: Referee, bodies: list, first_seq: int = 1) -> None:
+    """Bus events from publisher "test" into the referee, a millisecond apart."""
+    for seq, body in enumerate(bodies, first_seq):
+        referee.handle(Envelope("test", seq, seq * 1_000_000, 1_700_000_000_000_000_000 + seq * 1_000_000, body))
+
+
 def test_a_noisy_shoe_link_and_a_flooding_sensor_are_shown_from_the_referees_state(display, shown):
     """Bus events into a referee, its state on the display: amber while the link is noisy or a sensor floods,
     gone once each is told calm."""
     referee = Referee(bonus_and_jackpot_rules())
     events = [ShoeLink(True, corrupt_frames=3, detail="noisy: corrupt_frame", noisy=True),
               SensorFlood("gpio:no_more_bets_pressed", flooding=True)]
-    for seq, body in enumerate(events, 1):
-        referee.handle(Envelope("test", seq, seq * 1_000_000, 1_700_000_000_000_000_000 + seq * 1_000_000, body))
+    handled(referee, events)
     shown(referee.state())
     page = display["browser"].new_page(viewport={"width": 1280, "height": 800})
     page.goto(display["url"] + "?lang=fr")
@@ -427,8 +432,7 @@ def test_a_noisy_shoe_link_and_a_flooding_sensor_are_shown_from_the_referees_sta
         ["⚠ Liaison du sabot bruitée", "⚠ Capteur emballé (gpio:no_more_bets_pressed)"])
     calm = [ShoeLink(True, corrupt_frames=250, detail="clean again after 250 faults"),
             SensorFlood("gpio:no_more_bets_pressed", flooding=False, dropped=400)]
-    for seq, body in enumerate(calm, 3):
-        referee.handle(Envelope("test", seq, seq * 1_000_000, 1_700_000_000_000_000_000 + seq * 1_000_000, body))
+    handled(referee, calm, first_seq=3)
     shown(referee.state())
     playwright_api.expect(page.locator("#devices .status-warn")).to_have_count(0)
     page.close()
@@ -439,8 +443,7 @@ def test_a_button_held_for_the_camera_is_said_until_the_camera_has_caught_up(dis
     its reading, and says nothing more once the camera has caught up."""
     referee = Referee(bonus_and_jackpot_rules())
     events = [CameraStatus(True, "camera", answers_waits=True), ButtonPressed("no_more_bets")]
-    for seq, body in enumerate(events, 1):
-        referee.handle(Envelope("test", seq, seq * 1_000_000, 1_700_000_000_000_000_000 + seq * 1_000_000, body))
+    handled(referee, events)
     shown(referee.state())
     page = display["browser"].new_page(viewport={"width": 1280, "height": 800})
     page.goto(display["url"] + "?lang=fr")
