@@ -243,10 +243,13 @@ class Engine:
     def give_up_on_camera(self) -> bool:
         """Record that the oldest press held for the camera has waited ``CAMERA_WAIT_S`` (``CameraWaitOver``): it is
         played now. Recorded, not decided on the side, so a replay releases it at the same place in the log."""
+        if not self.referee.awaiting:  # the loop's usual case: nothing to time
+            self._camera_waits.clear()
+            return False
         now = time.monotonic()
         self._camera_waits = {(press.publisher, press.seq): self._camera_waits.get((press.publisher, press.seq), now)
                               for press in self.referee.awaiting}
-        if not self.referee.awaiting or self._held:  # events already come are recorded first: maybe its answer
+        if self._held:  # events already come are recorded first: maybe its answer
             return False
         press = self.referee.awaiting[0]
         waited = now - self._camera_waits[press.publisher, press.seq]

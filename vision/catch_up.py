@@ -21,6 +21,10 @@ class CatchUp:
         #: press -> frames read since it was heard of, and the time of the frame the wait is measured from
         self._awaited: dict[Press, tuple[int, int | None]] = {}
 
+    def __bool__(self) -> bool:
+        """Whether any press is awaited."""
+        return bool(self._awaited)
+
     def follow(self, awaiting: object) -> None:
         """The engine's state says which presses it holds (``awaiting_camera``): keep those, take up new ones."""
         if not isinstance(awaiting, list):

@@ -220,7 +220,8 @@ class VisionProcess:
         for event in events:
             self.publisher.publish(TOPICS[type(event)], event)
             self.stats.events += 1
-        self._caught_up(self.catch_up.frame_read(frame.t_ms, self.tracker.undecided_since()))
+        if self.catch_up:  # the tracker's undecided changes are looked through only while a press waits
+            self._caught_up(self.catch_up.frame_read(frame.t_ms, self.tracker.undecided_since()))
         return events
 
     def _check_markers(self, image: np.ndarray) -> None:
