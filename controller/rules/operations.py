@@ -217,6 +217,12 @@ class EndCoup(Operation):
     watched: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class AcknowledgeAlerts(Operation):
+    """The dealer has read the alerts of the coups before this one: the display stops showing them. A void coup's
+    alerts wait for this; the others go anyway at the next coup's first card."""
+
+
 OPERATION_TYPES: dict[str, type[Operation]] = {
     "open-session": OpenSession,
     "sit": SitDown,
@@ -243,6 +249,7 @@ OPERATION_TYPES: dict[str, type[Operation]] = {
     "shoe-count": ShoeCount,
     "void": DeclareVoid,
     "end-coup": EndCoup,
+    "ack": AcknowledgeAlerts,
 }
 _KIND_BY_TYPE = {op_type: kind for kind, op_type in OPERATION_TYPES.items()}
 
@@ -280,6 +287,7 @@ _NAMES_FR: dict[str, tuple[str, bool]] = {
     "shoe-count": ("compte du sabot", False),
     "void": ("déclaration de coup nul", True),
     "end-coup": ("fin de coup", True),
+    "ack": ("lecture des alertes", True),
 }
 
 

@@ -117,9 +117,8 @@ def table_summary(table: Table, history: bool = False) -> dict[str, Any]:
         "payments_due": table.payments_due(),
         "payments": payments_data(table),
         "flags": [flag_data(flag) for flag in (table.flags if history else table.coup_flags())],
-        # the last coup's alerts, until this coup's first card is dealt
-        "closing_flags": [flag_data(flag) for flag in table.closing_flags]
-        if table.phase is Phase.BETTING or (table.phase is Phase.DEALING and not table.coup.cards_dealt) else [],
+        # earlier coups' alerts still shown (a void coup's until acknowledged, the last coup's until the first card)
+        "closing_flags": [flag_data(flag) for flag in table.earlier_alerts()],
         "settlement": _settlement_now(table.settlement, language),
         "last_settlement": _settlement_now(table.last_settlement, language),
         "coups_settled": table.settlement_count,

@@ -25,6 +25,7 @@ from .flags import Flag, FlagKind, Severity
 from .french import euros_fr, of_fr, seats_fr, to_fr, who_fr
 from .operations import (
     AMOUNT_FIELDS,
+    AcknowledgeAlerts,
     DEALER,
     Box,
     BuyCard,
@@ -179,6 +180,7 @@ class TableCheckpoint:
     coup: CoupState
     closing_flags: list[Flag]
     past: Past
+    held_flags: list[Flag] = field(default_factory=list)
 
 
 Op = TypeVar("Op", bound=Operation)
@@ -197,6 +199,8 @@ class Table:
         self.settlements: list[Settlement] = []
         #: the last coup's flags, its end's payment checks included: the display shows them into the next coup
         self.closing_flags: list[Flag] = []
+        #: the alerts of void coups, shown until the dealer acknowledges them (``AcknowledgeAlerts``)
+        self.held_flags: list[Flag] = []
         #: the coups before the log's first operation, for a table resumed from a checkpoint
         self.past = Past()
 
@@ -215,6 +219,7 @@ class Table:
         table = cls(rules)
         table.phase, table.seats, table.coup = checkpoint.phase, checkpoint.seats, checkpoint.coup
         table.closing_flags, table.past = checkpoint.closing_flags, checkpoint.past
+        table.held_flags = checkpoint.held_flags
         return table
 
     def checkpoint(self) -> TableCheckpoint:
@@ -224,7 +229,7 @@ class Table:
             raise ValueError(f"a checkpoint is taken between coups, not in coup {self.coup.number} "
                              f"({self.phase.value}, {len(self.coup_log())} operations)")
         past = Past(self.operation_count, self.flag_count, self.settlement_count, self.last_t, self.last_settlement)
-        return TableCheckpoint(self.phase, self.seats, self.coup, self.closing_flags, past)
+        return TableCheckpoint(self.phase, self.seats, self.coup, self.closing_flags, past, self.held_flags)
 
     @property
     def operation_count(self) -> int:
@@ -353,6 +358,9 @@ class Table:
     def end_coup(self, t: int, watched: bool = False) -> EndCoup:
         return self.apply(EndCoup(t, watched))
 
+    def acknowledge_alerts(self, t: int) -> AcknowledgeAlerts:
+        return self.apply(AcknowledgeAlerts(t))
+
     # --- what the state says --------------------------------------------------
 
     @property
@@ -383,6 +391,12 @@ class Table:
 
     def coup_flags(self) -> list[Flag]:
         return [flag for flag in self.flags if flag.op_index >= self.coup.start_index]
+
+    def earlier_alerts(self) -> list[Flag]:
+        """The alerts of coups before this one still shown: a void coup's until the dealer acknowledges them, the
+        last coup's until he does or this coup's first card is dealt (a dealer reads them between coups)."""
+        between_coups = self.phase is Phase.BETTING or (self.phase is Phase.DEALING and not self.coup.cards_dealt)
+        return self.held_flags + (self.closing_flags if between_coups else [])
 
     def coup_log(self) -> list[Operation]:
         return self.log[self.coup.start_index - self.past.operations:]
@@ -1148,8 +1162,12 @@ class Table:
         for number in settlement.paying_order if settlement else ():
             if number not in self.coup.payment_checks:
                 self._check_payment(number, op.watched)
-        # The coup's alerts stay on the display until the next coup's first card: a dealer reads them between coups
-        self.closing_flags = self.coup_flags()
+        # The coup's alerts stay on the display (``earlier_alerts``); a void coup's until they are acknowledged
+        if self.coup.void:
+            self.held_flags = self.held_flags + self.coup_flags()
+            self.closing_flags = []
+        else:
+            self.closing_flags = self.coup_flags()
         # Chips still in an ante box (left after a push, or already put down for the next coup) stay there;
         # a side bet is for the coming hand only (seed 004: « pour la main à venir »).
         self.seats = {number: SeatState(number, occupied=seat.occupied,
@@ -1157,6 +1175,13 @@ class Table:
                       for number, seat in self.seats.items()}
         self.coup = CoupState(number=self.coup.number + 1, start_index=self.operation_count)
         self.phase = Phase.BETTING
+
+    def _verify_acknowledge_alerts(self, op: AcknowledgeAlerts) -> None:
+        self._refuse_unless(bool(self.earlier_alerts()), op, "no alert of an earlier coup is shown",
+                            "aucune alerte d'un coup précédent n'est affichée")
+
+    def _acknowledge_alerts(self, op: AcknowledgeAlerts) -> None:
+        self.held_flags, self.closing_flags = [], []
 
     #: each operation's check, then its effect: functions of the class, not methods bound to a table (a bound
     #: method would keep its table alive in a cycle that only the garbage collector's full passes free)
@@ -1186,4 +1211,5 @@ class Table:
         ShoeCount: (_verify_shoe_count, _shoe_count),
         DeclareVoid: (_verify_declare_void, _declare_void),
         EndCoup: (_verify_end_coup, _end_coup),
+        AcknowledgeAlerts: (_verify_acknowledge_alerts, _acknowledge_alerts),
     }

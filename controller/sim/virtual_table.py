@@ -407,7 +407,8 @@ class VirtualTable:
 
     def _press(self, button: str) -> None:
         """The dealer presses ``button``. At a real pace he reads the display's answer: a press refused (the camera
-        not having seen the bets yet, say) he makes again a moment later, as a dealer would, a few times."""
+        not having seen the bets yet, an amount still to confirm) he makes again once he has answered what the display
+        asks, as a dealer would, a few times."""
         for _attempt in range(PRESSES if self.dealer_pace is not None else 1):
             refused, self.state_seen = self._button_refusals, False
             self._sensor(("button", button), lambda: self.pins.act(button, "press"), f"the {button} button's event")
@@ -418,6 +419,9 @@ class VirtualTable:
                            seconds=CAMERA_WAIT_S + 1.0)
             if self._button_refusals == refused:
                 return
+            # refused: he reads why on the display, answers what it asks (an amount to confirm), and presses again
+            with contextlib.suppress(RuntimeError):
+                self._wait(self._answered_all, "the dealer's confirmations", seconds=CAMERA_WAIT_S)
             self.pause(self.dealer_pace.seconds("change"))
 
     def _watch_camera(self, camera: RenderedCamera) -> None:

@@ -31,6 +31,7 @@ from controller.rules.cards import Card, full_deck
 from controller.rules.history import format_operation
 from controller.rules.operations import (
     DEALER,
+    AcknowledgeAlerts,
     Box,
     BuyCard,
     DealBoughtCard,
@@ -237,6 +238,8 @@ class World:
         number, first_flag = table.coup.number, len(table.flags)
         self.steps, self.shoe_count, self.scene = [], 0, SceneState()
         self._stacked = coup.stacked
+        if table.held_flags:  # a void coup's alerts stay on the display until the dealer has read them
+            self._keypad(AcknowledgeAlerts(self._tick()))
         for seat, bets in sorted(coup.bets.items()):
             for box in BOXES:
                 if getattr(bets, box):

@@ -292,3 +292,67 @@ def test_random_operations_are_refused_or_applied_never_crash(data):
             with pytest.raises(ActionRefused):
                 table.apply(op)
     Table.replay(table.rules, table.log)  # the log that was kept replays as it is
+
+
+
+def _alerts_shown(table: Table) -> list[tuple[str, int | None]]:
+    return [(f["kind"], f["seat"]) for f in table_summary(table)["closing_flags"]]
+
+
+def _next_coups_first_card(table: Table, t: int) -> None:
+    table.place_bet(t, 1, Box.ANTE, 1000)
+    table.no_more_bets(t + 1)
+    table.deal_card(t + 2, 1, None, face_up=False)
+
+
+def test_a_void_coups_alerts_stay_until_the_dealer_acknowledges_them():
+    table = dealt_table(rules_for(), HANDS)
+    table.declare_void(300, "joueurs 1 et 3 : échange d'informations")
+    table.settle(301)
+    table.end_coup(302)
+    # between coups: a checkpoint carries them
+    table = Table.resume(table.rules, table.checkpoint())
+    _next_coups_first_card(table, 303)
+    assert _alerts_shown(table) == [("coup_declared_void", None)], "past the next coup's first card"
+    table.acknowledge_alerts(306)
+    assert _alerts_shown(table) == []
+    with pytest.raises(ActionRefused, match="no alert of an earlier coup is shown") as caught:
+        table.acknowledge_alerts(307)
+    assert caught.value.reason_fr == "aucune alerte d'un coup précédent n'est affichée"
+
+
+def test_a_coups_alerts_go_at_the_next_coups_first_card_or_once_acknowledged():
+    hands = {1: "As Ad 7c 8h 9s", 4: "Kh Kd 2c 3s 5h", DEALER: "Ac Kc 4d 6d 8s"}
+    for acknowledged in (False, True):
+        table = showdown(dealt_table(rules_for("fr-1959"), hands), {1: True, 4: True})
+        table.payment_done(400, 1)  # seat 1 before seat 4: flagged
+        table.payment_done(401, 4)
+        table.end_coup(402)
+        assert _alerts_shown(table) == [("paid_out_of_order", 1)]
+        if acknowledged:
+            table.acknowledge_alerts(403)
+            assert _alerts_shown(table) == []
+        _next_coups_first_card(table, 404)
+        assert _alerts_shown(table) == []
+        assert [f.kind for f in table.flags][:1] == [FlagKind.PAID_OUT_OF_ORDER], "recorded all the same"
+
+
+def test_a_void_coups_alerts_outlast_the_next_coups_end_and_a_replay():
+    table = dealt_table(rules_for("fr-1959"), {1: "As Ad 7c 8h 9s", DEALER: "Ac Kc 4d 6d 8s"})
+    table.declare_void(300, "échange d'informations")
+    table.settle(301)
+    table.end_coup(302)
+    _next_coups_first_card(table, 303)
+    for t, (position, card) in enumerate([(DEALER, "2c"), (1, "3c"), (DEALER, "4c"), (1, "5c"), (DEALER, "6c"),
+                                          (1, "7c"), (DEALER, "8c"), (1, "9c"), (DEALER, "Tc")], start=310):
+        table.deal_card(t, position, parse_card(card), face_up=t == 318)
+    table.end_deal(320)
+    table.fold(321, 1)
+    table.show_dealer_hand(322)
+    table.settle(323)
+    table.end_coup(324)
+    assert table.coup.number == 3
+    replayed = Table.replay(table.rules, table.log)
+    # the void coup's alert held, the last coup's own (dealt without a cut) beside it
+    assert _alerts_shown(replayed) == _alerts_shown(table) == [("coup_declared_void", None),
+                                                               ("deal_without_cut", None)]

@@ -21,6 +21,7 @@ from controller.bus.schema import (
     ButtonPressed,
     CameraCaughtUp,
     CameraStatus,
+    CardPlaced,
     ChipsChanged,
     DealerOperation,
     Envelope,
@@ -248,6 +249,10 @@ def test_the_busiest_display_fits_the_screen(display, shown, screenshots, width,
     sizes = page.locator(".payouts li:not(.checked) .figure, .payouts .verdict").evaluate_all(
         "es => es.map(e => parseFloat(getComputedStyle(e).fontSize))")
     assert len(sizes) == 3 * 2 + 6 and min(sizes) >= 32
+    # The seats' results too, at 1920×1080 where the four alerts leave them room
+    results = page.locator(".seat .result > span:last-child").evaluate_all(
+        "es => es.map(e => parseFloat(getComputedStyle(e).fontSize))")
+    assert min(results) >= 32 if (height, unsure) == (1080, False) else max(results) < 32
     page.close()
 
 
@@ -493,4 +498,54 @@ def test_a_card_the_camera_lost_before_reading_it_is_asked_as_not_read(display, 
     page.goto(f"{display['url']}?lang=fr")
     playwright_api.expect(page.locator(".banner.confirm")).to_have_text(
         "⌨À confirmer : place 6, carte 5 — non lue → lire la carte et la saisir")
+    page.close()
+
+
+def test_a_void_coups_alert_stays_into_the_next_coup_until_the_dealer_keys_ack(display, shown):
+    """The chief voids a coup; the next coup's first card is dealt: the alert is still up, said to be an earlier
+    coup's with the key that acknowledges it; once the dealer keys « ack », it is gone."""
+    from tables import dealt_table, rules_for
+
+    table = dealt_table(rules_for("fr-1959"), {1: "As Ad 7c 8h 9s", DEALER: "Ac Kc 4d 6d 8s"})
+    table.declare_void(300, "échange d'informations")
+    events = [body for _ms, _topic, body in bus_events(table.log)]
+    # the chief settles the void coup (its bets returned), the dealer ends it, the next coup begins
+    events += [DealerOperation("settle jackpot_meter=0.00"), ButtonPressed("payment_done"),
+               ChipsChanged(1, "ante", 1000), ButtonPressed("no_more_bets"), CardPlaced(1, None, False)]
+    referee = Referee(table.rules)
+    handled(referee, events)
+    state = referee.state()
+    assert (state["coup"], state["phase"], state["refusals"]) == (2, "dealing", [])
+    shown(state)
+    page = display["browser"].new_page(viewport={"width": 1280, "height": 800})
+    page.goto(display["url"] + "?lang=fr")
+    alert = page.locator(".flag.earlier")
+    playwright_api.expect(alert).to_have_count(1)
+    playwright_api.expect(alert).to_contain_text("coup précédentALERTE : Coup déclaré nul")
+    playwright_api.expect(alert.locator(".ack")).to_have_text("(lue : touche ack)")
+    handled(referee, [DealerOperation("ack")], first_seq=len(events) + 1)
+    assert referee.state()["closing_flags"] == []
+    shown(referee.state())
+    playwright_api.expect(page.locator(".flag.earlier")).to_have_count(0)
+    page.close()
+
+
+@pytest.mark.parametrize("width, height", [(1280, 800), (1920, 1080)])
+def test_each_seats_results_and_where_it_stands_in_the_payment_are_read_from_2_m(display, shown, screenshots, width,
+                                                                                height):
+    """One alert, as most coups have at most: every line's result on the seat boxes at 32 px or more, and each box
+    says whether it is to pay (seat 1, next), paid (seats 2, 4 to 6), or to collect (seats 3 and 7, owed nothing).
+    The busiest coup's results come down to the seats' size only where they would push its alerts off the screen."""
+    shown(display["state"] | {"flags": display["state"]["flags"][:1], "refusals": []})
+    page = display["browser"].new_page(viewport={"width": width, "height": height})
+    page.goto(f"{display['url']}?lang=fr")
+    playwright_api.expect(page.locator(".flag")).to_have_count(1)
+    standing = {n: page.locator(f'.seat[data-seat="{n}"] .standing').inner_text() for n in range(1, 8)}
+    assert standing == {1: "à payer", 2: "payée ✓", 3: "à ramasser", 4: "payée ✓", 5: "payée ✓", 6: "payée ✓",
+                        7: "à ramasser"}
+    sizes = page.locator(".seat .result > span:last-child").evaluate_all(
+        "es => es.map(e => parseFloat(getComputedStyle(e).fontSize))")
+    assert len(sizes) == len(display["state"]["settlement"]["payouts"]) and min(sizes) >= 32, sizes
+    screenshots(page, f"display-seat-results-fr-{width}x{height}.png")
+    assert page.evaluate(OUTSIDE) == []
     page.close()

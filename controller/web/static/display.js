@@ -10,7 +10,7 @@ const T = {
     rnvp:"Rien ne va plus", flag:"ALERTE", colon:" : ", seatFlag:"place", push:"égalité",
     returned:"rendu", handVoid:"Main nulle", qualifies:"qualifié", notQualifies:"non qualifié",
     toConfirm:"à confirmer", confirmTitle:"À confirmer", read:"lu", unread:"non lue", readAtLeast:"au moins", and:" ; ", shouldHold:"doit contenir",
-    confirmTodo:"compter les jetons et saisir le montant", cardTodo:"lire la carte et la saisir",
+    confirmTodo:"compter les jetons et saisir le montant", earlierCoup:"coup précédent", ackTodo:"(lue : touche ack)", cardTodo:"lire la carte et la saisir",
     cardN:n => `carte ${n}`, more:n => `+${n} ${n > 1 ? "alertes" : "alerte"}`,
     moreTitle:"alertes les plus anciennes masquées faute de place (leurs places gardent le ⚠)",
     phases:{closed:"Table fermée", betting:"Faites vos jeux", dealing:"Donne", decisions:"Décisions",
@@ -25,7 +25,7 @@ const T = {
     rnvp:"No more bets", flag:"ALERT", colon:": ", seatFlag:"seat", push:"push",
     returned:"returned", handVoid:"Hand void", qualifies:"qualifies", notQualifies:"does not qualify",
     toConfirm:"to confirm", confirmTitle:"To confirm", read:"read", unread:"not read", readAtLeast:"at least", and:"; ", shouldHold:"should hold",
-    confirmTodo:"count the chips and key the amount", cardTodo:"read the card and key it",
+    confirmTodo:"count the chips and key the amount", earlierCoup:"earlier coup", ackTodo:"(read: key ack)", cardTodo:"read the card and key it",
     cardN:n => `card ${n}`, more:n => `+${n} ${n === 1 ? "alert" : "alerts"}`,
     moreTitle:"oldest alerts hidden for want of room (their seats keep the ⚠)",
     phases:{closed:"Table closed", betting:"Place your bets", dealing:"Dealing", decisions:"Decisions",
@@ -47,6 +47,8 @@ function money(cents) {
 }
 function cardText(card) { return card.replace("T", "10").replace(/[cdhs]$/, x => SUITS[x]); }
 function plain(cents) { return money(cents).replace(/^[+−]/, ""); }
+// On a seat's box, whole euros without their cents: « +160 € » holds at 32 px in a box a seventh of the screen.
+function short(cents) { return money(cents).replace(/[,.]00(?= €|$)/, ""); }
 function hand(name) { return lang === "fr" ? name : (HANDS_EN[name] || name); }
 function el(tag, cls, text) { const e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = text; return e; }
 function capital(text) { return text.replace(/^./, c => c.toUpperCase()); }
@@ -124,9 +126,11 @@ function draw() {
   // latest one's detail and what to do.
   const fl = document.getElementById("flags"); fl.replaceChildren();
   const flaggedSeats = new Set(), groups = new Map();
-  // The last coup's alerts (its end's payment checks among them) stay up until the next coup's first card.
-  for (const f of (s.closing_flags || []).concat(s.flags || [])) {
-    const key = `${f.kind} ${f.seat}`;
+  // Earlier coups' alerts (the last coup's until this coup's first card, a void coup's until the dealer keys « ack »)
+  // come first, marked as such, with the key that acknowledges them.
+  const earlier = (s.closing_flags || []).map(f => ({...f, earlier: true}));
+  for (const f of earlier.concat(s.flags || [])) {
+    const key = `${f.earlier ? "earlier " : ""}${f.kind} ${f.seat}`;
     groups.set(key, {flag: f, count: (groups.has(key) ? groups.get(key).count : 0) + 1});
     if (f.seat) flaggedSeats.add(String(f.seat));
   }
@@ -134,7 +138,9 @@ function draw() {
     const who = f.seat ? ` — ${t.seatFlag} ${f.seat}` : (f.seat === 0 ? ` — ${t.dealer}` : "");
     const detail = el("div", "detail", (lang === "fr" ? f.detail_fr : f.detail) + " ");
     detail.append(el("span", "todo", "→ " + (lang === "fr" ? f.instruction_fr : f.instruction_en)));
-    fl.append(banner("flag " + f.severity, "alert",
+    if (f.earlier) detail.append(" ", el("span", "ack", t.ackTodo));
+    fl.append(banner("flag " + f.severity + (f.earlier ? " earlier" : ""), "alert",
+      ...(f.earlier ? [el("span", "tag past", t.earlierCoup)] : []),
       el("span", "title", `${t.flag}${t.colon}${flagLabel(f)}${who}`), el("span", "count", times(count)), detail));
   }
   // Seats 1 to 7 from the dealer's left.
@@ -159,14 +165,23 @@ function draw() {
     if (!seat || !(seat.occupied || seat.in_play)) { box.append(el("div", "label", t.vacant)); seats.append(box); continue; }
     if (settlement && paidLines[n]) {
       // Settled: the hand and each line's result say it all (the stakes are in the lines).
+      // The hand, and where the box stands in the payment (to pay, paid, to collect, returned) on the same row.
       const name = settlement.hands[String(n)];
-      if (name) box.append(el("div", "hand", hand(name)));
+      const owed = paidLines[n].some(p => p.outcome === "win");
+      const lost = paidLines[n].some(p => p.net < 0);
+      const standing = owed ? (s.phase !== "paying" || !(s.payments_due || []).includes(n) ? "paid" : "toPay")
+        : (lost ? "toCollect" : "returned");
+      const row = el("div", "handline");
+      if (name) row.append(el("span", "hand", hand(name)));
+      row.append(el("span", "standing " + standing, {paid: t.paidRight, toPay: t.toPay, toCollect: t.toCollect,
+        returned: t.returned}[standing]));
+      box.append(row);
       if (seat.hand_void) box.append(el("div", "decision lose", t.handVoid));
       for (const p of paidLines[n]) {
         const row = el("div", "bet result " + (p.net > 0 ? "win" : (p.net < 0 ? "lose" : "")));
         // The sign says won or lost; a line that neither wins nor loses says which instead of « 0,00 € ».
         // A zone in doubt shows no figure: the banner says what was read and what it should hold.
-        const figure = p.line in zones ? "" : (p.net ? money(p.net) : (t[p.outcome] || p.outcome));
+        const figure = p.line in zones ? "" : (p.net ? short(p.net) : (t[p.outcome] || p.outcome));
         row.append(el("span", "", t[p.line] || p.line), el("span", "", figure));
         box.append(toCount(row, p.line));
       }
@@ -275,8 +290,17 @@ function makeRoom() {
   const seats = document.getElementById("seats"), flags = [...document.getElementById("flags").children];
   const fits = () => {
     const bottom = seats.getBoundingClientRect().bottom + 1;
-    return [...seats.children].every(b => b.scrollHeight <= b.clientHeight + 1 && b.getBoundingClientRect().bottom <= bottom);
+    return [...seats.children].every(b => b.scrollHeight <= b.clientHeight + 1 && b.getBoundingClientRect().bottom <= bottom
+      && [...b.querySelectorAll(".bet")].every(row => row.scrollWidth <= row.clientWidth + 1));
   };
+  // The seats' results are read from 2 m, at 32 px or more, with where each box stands in the payment; where a box
+  // has no room for them so (a small screen, many alerts), they come down to the seats' own size and the standing
+  // is left to the paying panel, before any alert gives way.
+  seats.classList.remove("compact");
+  if (!fits()) {
+    seats.classList.add("compact");
+    seats.querySelectorAll(".standing").forEach(e => e.remove());  // the paying panel below says it too
+  }
   let hidden = 0;
   while (hidden < flags.length && !fits()) {
     flags[hidden++].remove();
