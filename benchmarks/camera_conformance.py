@@ -24,7 +24,8 @@ camera), each compared apart with the perfect camera's run (``by_camera`` in the
 
 It also counts the dealer's confirmations: the amounts the virtual dealer keyed because the camera could not vouch
 for a zone's chips, and the cards he named because it could not tell them (the demo's summary lines), per run and
-per coup of the rendered camera.
+per coup of the rendered camera; and of the amounts, those that were neither the camera's reading nor the likeliest
+amount but it (the two the display offers), with their digits: what he keys where a tap does not do.
 
 The corpus: ``deploy/demo-script.toml`` (every fault kind of the script once), ``benchmarks/decision-timeout.toml``
 (a player's decision time running out, waited for real: about 35 s a coup), ``benchmarks/high-stakes.toml`` (piles of
@@ -92,6 +93,9 @@ class Part:
     seconds: dict[str, float] = field(default_factory=dict)  # the demo's own time for its coups
     #: the amounts the dealer keyed because the camera could not vouch for them
     confirmations: dict[str, int] = field(default_factory=dict)
+    #: of those amounts, the ones that were not among the two the display offers (the camera's reading and the
+    #: likeliest but it), and their digits: what he would key where he taps one of the two otherwise
+    keyed: dict[str, tuple[int, int]] = field(default_factory=dict)
     failed: dict[str, str] = field(default_factory=dict)
 
 
@@ -137,6 +141,8 @@ def play(part: Part, camera: str, folder: Path, timeout_s: float,
     confirmed = re.search(r"amounts the dealer confirmed \(.*?\): (\d+)", done.stdout)
     named = re.search(r"cards the dealer named \(.*?\): (\d+)", done.stdout)
     part.confirmations[camera] = (int(confirmed.group(1)) if confirmed else 0) + (int(named.group(1)) if named else 0)
+    keyed = re.search(r"one tap\): \d+; keyed: (\d+) \((\d+) digits\)", done.stdout)
+    part.keyed[camera] = (int(keyed.group(1)), int(keyed.group(2))) if keyed else (0, 0)
     part.coups[camera] = read_store(folder / "var" / "events.sqlite")
 
 
@@ -188,6 +194,11 @@ def compare(parts: list[Part], rendered: str = "rendered") -> dict[str, object]:
         "missed_flags": sum(missed_flags.values()), "missed_flags_by_kind": dict(missed_flags),
         "confirmations": {camera: sum(p.confirmations.get(camera, 0) for p in compared) for camera in cameras},
         "confirmations_per_coup": round(sum(p.confirmations.get(rendered, 0) for p in compared) / coups, 3)
+        if coups else None,
+        # amounts confirmed a coup that were neither offered amount (keyed), and their digits
+        "amounts_keyed_per_coup": round(sum(p.keyed.get(rendered, (0, 0))[0] for p in compared) / coups, 3)
+        if coups else None,
+        "digits_keyed_per_coup": round(sum(p.keyed.get(rendered, (0, 0))[1] for p in compared) / coups, 3)
         if coups else None,
         "seconds_per_coup": {camera: round(sum(p.seconds[camera] for p in compared) / max(1, played[camera]), 2)
                              for camera in cameras},

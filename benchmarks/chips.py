@@ -18,6 +18,8 @@ in cents is. It reports, spread piles and stacks apart:
 - zones by outcome, as the tracker would report them: right or wrong, sure or unsure (a count whose certainty is
   under the tracker's ``sure_certainty``, or a pile too tall to count, goes to the dealer to confirm); a zone read
   wrong but sure is a silent error. Also by the zone's tallest pile, and for stacks by the stack's height;
+- of the zones sent to the dealer, how many hold the camera's reading, the amount it offers beside it (its likeliest
+  but the reading: one tap either way), neither, or a lower bound (a pile too tall): spread and stacks apart;
 - the reader's median time per frame (it includes the cards' and the chips' models).
 
 With ``--built-stacks`` every zone holds instead a casino stack of an amount as the virtual table's random coups draw
@@ -91,6 +93,9 @@ def main() -> int:
     stacks: dict[int, Counter[str]] = defaultdict(Counter)  # by the stack's height
     stacks_by_amount: dict[int, Counter[str]] = defaultdict(Counter)
     silent: list[str] = []  # every zone read wrong and sure: what it held, what was read
+    # the zones sent to the dealer, spread and stacked: whether what they hold is the reading, the amount offered
+    # beside it, neither (keyed), or a lower bound (a pile too tall: keyed)
+    offers: dict[str, Counter[str]] = defaultdict(Counter)
     stacking = np.random.default_rng(args.first_seed + 1)  # drawn apart: without stacks, the scenes are as they were
     sure_certainty = TrackerConfig().sure_certainty
     for k in range(args.scenes):
@@ -126,17 +131,24 @@ def main() -> int:
             times.append(time.perf_counter() - started)
             read: dict[tuple[int, str], Counter[int]] = {}
             certainty: dict[tuple[int, str], float] = {}
+            offered: dict[tuple[int, str], int] = {}
             for seen in reading.observations:  # per denomination: zone_values would give the sum only
                 if seen.kind == "chip":
                     read.setdefault((seen.seat, seen.area), Counter())[int(seen.label)] += 1
                     certainty[seen.seat, seen.area] = min(certainty.get((seen.seat, seen.area), 1.0),
                                                           seen.confidence)
+                    offered[seen.seat, seen.area] = seen.alternative
             for zone, (piles, stacked) in bets.items():
                 counted = read.get(zone, Counter())
                 right = counted == Counter(piles)
                 # as the tracker would report it: sure, or to be confirmed by the dealer
                 sure = certainty.get(zone, 1.0) >= sure_certainty
                 verdict = ("right" if right else "wrong") + (" sure" if sure else " unsure")
+                if not sure:
+                    held = sum(c * n for c, n in piles.items())
+                    offer = ("lower bound" if certainty.get(zone) == 0.0 else "reading" if right
+                             else "offered beside it" if offered.get(zone) == held else "neither")
+                    offers["stacks" if stacked else "spread"][offer] += 1
                 if sure and not right:
                     silent.append(f"seed {args.first_seed + k} seat {zone[0]} {zone[1]}: "
                                   f"{'stack' if stacked else 'spread'} {dict(sorted(piles.items()))} "
@@ -164,6 +176,8 @@ def main() -> int:
         "stacks_by_height": {h: dict(stacks[h]) for h in sorted(stacks)},
         "stacks_by_amount_cents": {a: dict(stacks_by_amount[a]) for a in sorted(stacks_by_amount)},
         "silent_errors": silent,
+        # zones sent to the dealer: one tap where they hold the reading or the amount offered beside it
+        "unsure_zones_hold": {kind: dict(offers[kind]) for kind in sorted(offers)},
         "reader_ms_per_frame_median": round(1000 * statistics.median(times), 1),
         "frames": len(times),
         "conditions": sorted(args.condition),

@@ -104,6 +104,26 @@ def readings(probabilities: np.ndarray) -> list[tuple[dict[int, int], float]]:
             for counts, certainty in zip(probabilities.argmax(2), reading_certainty(probabilities), strict=True)]
 
 
+def next_likeliest(probabilities: np.ndarray) -> list[tuple[int, float]]:
+    """For (N, denominations, counts) probabilities: each zone's likeliest reading but one, as its value in cents and
+    its probability against the likeliest's, the readings differing in one denomination's count (the likeliest
+    reading's value apart, no other reading is likelier). What the dealer is offered beside the camera's reading."""
+    best = probabilities.argmax(2)
+    rows = np.arange(probabilities.shape[1])
+    values = np.array(DENOMINATIONS)
+    found = []
+    for p, counts in zip(probabilities, best, strict=True):
+        top = p[rows, counts]
+        others = p.copy()
+        others[rows, counts] = -1.0
+        ratio = others.max(1) / np.maximum(top, 1e-9)
+        denomination = int(ratio.argmax())
+        moved = counts.copy()
+        moved[denomination] = others[denomination].argmax()
+        found.append((int(values @ moved), float(ratio[denomination])))
+    return found
+
+
 def reading_certainty(probabilities: np.ndarray) -> np.ndarray:
     """(N,) for (N, denominations, counts) probabilities: the certainty of each likeliest reading, the product of
     each denomination's probability of its count; 0 when a denomination has too many chips to count (the top

@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 
 from controller.felt.layout import Zone, crop_to_table
-from vision.chip_counter import DENOMINATIONS, readings, zone_model_session
+from vision.chip_counter import DENOMINATIONS, next_likeliest, readings, zone_model_session
 from vision.common import MODELS
 
 #: a count of 0 .. STACK_MAX_COUNT - 1 chips per denomination, the top one meaning "that many or more"
@@ -136,3 +136,29 @@ def merge_readings(counter: np.ndarray, stacked: np.ndarray, stack_counts: np.nd
             certainty = stack[1] * float(p)
             chosen.append((stack[0], certainty if certainty >= vouch_from else min(certainty, UNSURE)))
     return chosen
+
+
+def alternatives(counter: np.ndarray, stacked: np.ndarray, stack_counts: np.ndarray,
+                 chosen: list[tuple[dict[int, int], float]]) -> list[int]:
+    """For each zone, the value in cents of the likeliest reading other than the one ``chosen`` for it
+    (``merge_readings``): the other model's reading, or either model's next likeliest (``next_likeliest``), each
+    weighed as ``merge_readings`` weighs its kind; 0 where there is none. The dealer is offered it beside the
+    camera's reading: from above, two chips stacked read as one is the counter's likeliest error, and the stack
+    reader's reading its likeliest correction."""
+    found = []
+    spread_next, stack_next = next_likeliest(counter), next_likeliest(stack_counts)
+    for k, (spread, stack, p) in enumerate(zip(readings(counter), readings(stack_counts), stacked, strict=True)):
+        p = float(p)
+        candidates = [(spread[1] * (1 - p), _value(spread[0])),
+                      (spread[1] * spread_next[k][1] * (1 - p), spread_next[k][0]),
+                      (stack[1] * stack_next[k][1] * p, stack_next[k][0])]
+        if sum(stack[0].values()) >= 2:
+            candidates.append((stack[1] * p, _value(stack[0])))
+        read = _value(chosen[k][0])
+        weight, value = max(((w, v) for w, v in candidates if v not in (0, read)), default=(0.0, 0))
+        found.append(value if weight > 0 else 0)
+    return found
+
+
+def _value(counts: dict[int, int]) -> int:
+    return sum(cents * count for cents, count in counts.items())

@@ -29,7 +29,7 @@ import numpy as np
 
 from controller.felt.layout import BET_AREAS, DEALER, Layout, Zone, axes, crop_to_table
 from vision.chip_counter import ONNX_PATH as CHIP_COUNTER_PATH
-from vision.chip_counter import ChipCounter, crop_outline, readings, zone_crop, zone_to_table
+from vision.chip_counter import ChipCounter, crop_outline, next_likeliest, readings, zone_crop, zone_to_table
 from vision.felt_colour import TRAINED_FELT_LAB, FeltKey, measure_felt
 from vision.index_reader import INDEX_CLASSES, IndexReader, index_crop
 from vision.index_reader import ONNX_PATH as INDEX_PATH
@@ -37,6 +37,7 @@ from vision.onnx_detector import ONNX_PATH, Box, OnnxDetector
 from vision.stack_reader import (
     UNSURE,
     StackReader,
+    alternatives,
     merge_readings,
     reader_for,
     stack_crop,
@@ -106,6 +107,8 @@ class ZoneObservation:
     held: bool = False
     #: a card's: the index reader's probability of ``label``
     identity_certainty: float = 1.0
+    #: a chip's: its zone's likeliest value in cents but the one read (0: none), offered to the dealer beside it
+    alternative: int = 0
 
     @property
     def box(self) -> tuple[float, float, float, float]:
@@ -146,6 +149,7 @@ class _ZoneCount:
     thumbnail: np.ndarray
     counts: dict[int, int]
     certainty: float
+    alternative: int  # the likeliest value in cents but the one read, 0 for none
     age: int = 0  # reads of its region since
 
 
@@ -360,7 +364,8 @@ class TableReader:
             # one observation per chip counted, at the zone's centre (the tracker sums a zone's chips); its
             # confidence is the whole count's certainty
             readings[k][0].extend(ZoneObservation(zone.seat, zone.area, "chip", str(cents), *zone.centre,
-                                                  kept.certainty, self._zone_outlines[zone])
+                                                  kept.certainty, self._zone_outlines[zone],
+                                                  alternative=kept.alternative)
                                   for cents, count in kept.counts.items() for _ in range(count))
         return readings
 
@@ -383,22 +388,24 @@ class TableReader:
         if changed:
             counted = self._read_zones(frame_bgr, [zone for zone, _crop, _thumbnail in changed],
                                        self.felt.rgb(np.stack([crop for _zone, crop, _thumbnail in changed])))
-            for (zone, _crop, thumbnail), (counts, certainty) in zip(changed, counted, strict=True):
-                self._zone_counts[zone] = _ZoneCount(thumbnail, counts, certainty)
+            for (zone, _crop, thumbnail), (counts, certainty, alternative) in zip(changed, counted, strict=True):
+                self._zone_counts[zone] = _ZoneCount(thumbnail, counts, certainty, alternative)
 
     def _read_zones(self, frame_bgr: np.ndarray, zones: list[Zone], counter_crops: np.ndarray
-                    ) -> list[tuple[dict[int, int], float]]:
-        """Each zone's chips per denomination and the reading's certainty: the chip counter's, merged with the stack
-        reader's where there is one (``vision.stack_reader.merge_readings``)."""
+                    ) -> list[tuple[dict[int, int], float, int]]:
+        """Each zone's chips per denomination, the reading's certainty and the likeliest value but the one read:
+        the chip counter's, merged with the stack reader's where there is one (``vision.stack_reader``)."""
         counter = self.chip_counter.probabilities(counter_crops)
         if self.stack_reader is None:
-            return readings(counter)
+            return [(counts, certainty, value) for (counts, certainty), (value, _odds)
+                    in zip(readings(counter), next_likeliest(counter), strict=True)]
         stacked, stack_counts = self.stack_reader.probabilities(
             self.felt.rgb(np.stack([stack_crop(frame_bgr, self._stack_to_image[zone]) for zone in zones])))
         merged = merge_readings(counter, stacked, stack_counts, self.stack_reader.vouch_from)
-        if not self.felt.active:
-            return merged
-        # On a cloth keyed to the trained one a stack's side in shade, near the cloth's colour, is keyed too: a zone
-        # the stack reader gives any chance of being a stack is never vouched for, the dealer confirms it
-        return [(counts, min(certainty, UNSURE)) if p >= STACK_DOUBT else (counts, certainty)
-                for (counts, certainty), p in zip(merged, stacked, strict=True)]
+        others = alternatives(counter, stacked, stack_counts, merged)
+        if self.felt.active:
+            # On a cloth keyed to the trained one a stack's side in shade, near the cloth's colour, is keyed too: a
+            # zone the stack reader gives any chance of being a stack is never vouched for, the dealer confirms it
+            merged = [(counts, min(certainty, UNSURE)) if p >= STACK_DOUBT else (counts, certainty)
+                      for (counts, certainty), p in zip(merged, stacked, strict=True)]
+        return [(counts, certainty, other) for (counts, certainty), other in zip(merged, others, strict=True)]

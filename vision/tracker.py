@@ -79,6 +79,8 @@ class Observation:
     held: bool = False
     #: a card's: the index reader's probability of ``label`` (``vision.table_reader.ZoneObservation``)
     identity_certainty: float = 1.0
+    #: a chip's: its zone's likeliest value in cents but the one read (0: none), offered to the dealer beside it
+    alternative: int = 0
 
     def __post_init__(self) -> None:
         where = f"observation at seat {self.seat!r} area {self.area!r}"
@@ -102,6 +104,9 @@ class Observation:
             raise ValueError(f"{where}: confidence {self.confidence!r} is outside 0..1")
         if not 0.0 <= self.identity_certainty <= 1.0:
             raise ValueError(f"{where}: identity_certainty {self.identity_certainty!r} is outside 0..1")
+        if isinstance(self.alternative, bool) or not isinstance(self.alternative, int) or self.alternative < 0:
+            raise ValueError(f"{where}: alternative must be a value in cents (an int, 0 for none), "
+                             f"got {self.alternative!r}")
 
 
 Event = Body
@@ -379,11 +384,13 @@ class Tracker:
         cards: dict[int, list[Observation]] = {}
         chips: dict[ZoneKey, int] = {}
         certainty: dict[ZoneKey, float] = {}
+        alternative: dict[ZoneKey, int] = {}
         for obs in observations:
             if obs.kind == "chip":  # a zone's chips are one count: dropping the less sure would change the total
                 key = (obs.seat, obs.area)
                 chips[key] = chips.get(key, 0) + int(obs.label)
                 certainty[key] = min(certainty.get(key, 1.0), obs.confidence)
+                alternative[key] = max(alternative.get(key, 0), obs.alternative)
             elif obs.confidence >= self.config.min_confidence:
                 cards.setdefault(obs.seat, []).append(obs)
         events: list[Event] = []
@@ -401,7 +408,8 @@ class Tracker:
             if key not in occluded:
                 sure = certainty.get(key, 1.0) >= self.config.sure_certainty
                 # the counter's certainty is 0 exactly when a pile is too tall to count (vision.chip_counter)
-                events += self._track_chips(t_ms, key, chips.get(key, 0), sure, certainty.get(key) == 0.0)
+                events += self._track_chips(t_ms, key, chips.get(key, 0), sure, certainty.get(key) == 0.0,
+                                            alternative.get(key, 0))
         return events
 
     def _laid_before(self, t_ms: int, candidate: _Candidate) -> bool:
@@ -671,9 +679,11 @@ class Tracker:
         faces = max((n for label, n in seen.votes.items() if label != BACK), default=0)
         return faces >= 2 and 3 * faces >= seen.frames
 
-    def _track_chips(self, t_ms: int, key: ZoneKey, total: int, sure: bool, at_least: bool) -> list[Event]:
+    def _track_chips(self, t_ms: int, key: ZoneKey, total: int, sure: bool, at_least: bool, alternative: int = 0
+                     ) -> list[Event]:
         """A zone's total (and whether the counter vouches for it) is reported once it has held steady; a total
-        reported unsure is reported again once read sure."""
+        reported unsure is reported again once read sure. Unsure, with the likeliest value but it that the frame
+        it steadied on gives (``alternative``): the dealer is offered both."""
         zone = self._chips.setdefault(key, _ChipZone())
         if (total, sure) == (zone.reported, zone.reported_sure):
             zone.pending = zone.changed_since = None
@@ -687,4 +697,5 @@ class Tracker:
             return []
         zone.reported, zone.reported_sure, zone.pending, zone.changed_since = total, sure, None, None
         seat, area = key
-        return [ChipsChanged(seat, area, total, sure, at_least and not sure)]  # type: ignore[arg-type]
+        offered = alternative if not sure and not at_least and alternative != total else 0
+        return [ChipsChanged(seat, area, total, sure, at_least and not sure, offered)]  # type: ignore[arg-type]

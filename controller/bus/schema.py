@@ -63,6 +63,8 @@ class ChipsChanged(Body, tag="chips_changed"):
     sure: bool = True
     #: the amount is only a lower bound: a pile too tall to count (the dealer is asked « au moins … »)
     at_least: bool = False
+    #: read unsure: the likeliest amount but ``amount`` (cents; 0 for none), offered to the dealer beside it
+    alternative: int = 0
 
 
 class CameraStatus(Body, tag="camera_status"):

@@ -80,8 +80,11 @@ class Doubts:
         return bool(self.cards_to_confirm or self._keyed_paying)
 
     def shown(self) -> dict[str, list[dict[str, Any]]]:
-        """What the state carries of them: the zones and the cards « à confirmer »."""
-        return {"to_confirm": [{"seat": seat, "box": box, "amount": reading.amount, "at_least": reading.at_least}
+        """What the state carries of them: the zones and the cards « à confirmer » (a zone with the camera's
+        reading and, where it has one, the likeliest amount but it: the two the dealer is offered)."""
+        return {"to_confirm": [{"seat": seat, "box": box, "amount": reading.amount, "at_least": reading.at_least,
+                                "alternative": reading.alternative if 0 < reading.alternative != reading.amount
+                                and not reading.at_least else 0}
                                for (seat, box), reading in sorted(self.to_confirm.items())],
                 "cards_to_confirm": [{"position": position, "index": index, "read": read}
                                      for (position, index), read in sorted(self.cards_to_confirm.items())]}
@@ -222,7 +225,8 @@ class Doubts:
             return
         for (seat, box), reading in self.unvouched.items():
             if seat == due[0] and (seat, box) not in self._keyed_paying:
-                self.to_confirm.setdefault((seat, box), reading)
+                # the reading was of the zone before he paid into it: no amount but it to offer
+                self.to_confirm.setdefault((seat, box), msgspec.structs.replace(reading, alternative=0))
 
     @staticmethod
     def _breaks_a_betting_rule(reading: ChipsChanged, operation: Operation | Refusal | None, table: Table) -> bool:

@@ -25,8 +25,8 @@ from .flags import Flag, FlagKind, Severity
 from .french import euros_fr, of_fr, seats_fr, to_fr, who_fr
 from .operations import (
     AMOUNT_FIELDS,
-    AcknowledgeAlerts,
     DEALER,
+    AcknowledgeAlerts,
     Box,
     BuyCard,
     ConfirmAnte,

@@ -307,6 +307,9 @@ def _summary(played: int, seconds: float | None, results: Results, driver: Rende
                      f"{len(results.confirmations)} ("
                      + ", ".join(f"coup {c} seat {s} {z} {format_money(a)} €" for c, s, z, a in results.confirmations)
                      + ")")
+        taps = results.confirmation_digits.count(0)
+        lines.append(f"    of them one of the two amounts offered (one tap): {taps}; keyed: "
+                     f"{len(results.confirmation_digits) - taps} ({sum(results.confirmation_digits)} digits)")
     if results.card_confirmations:
         lines.append(f"  cards the dealer named (the camera could not tell them): {len(results.card_confirmations)} ("
                      + ", ".join(f"coup {c} position {p} card {i + 1} {card}"

@@ -96,6 +96,9 @@ class Results:
     voided_by_chief: list[int] = field(default_factory=list)
     #: the amounts the dealer keyed because the camera could not vouch for them: (coup, seat, zone, cents)
     confirmations: list[tuple[int, int, str, int]] = field(default_factory=list)
+    #: for each of them, the digits he would key where the display offers the camera's reading and the likeliest
+    #: amount but it to tap: 0 where the amount is one of those two (one tap), else its digits (``keyed_digits``)
+    confirmation_digits: list[int] = field(default_factory=list)
     #: the cards the dealer named because the camera could not tell them: (coup, position, index, card)
     card_confirmations: list[tuple[int, int, int, str]] = field(default_factory=list)
 
@@ -111,6 +114,20 @@ def _undecided(state: dict[str, Any]) -> list[int]:
         return []
     return [int(number) for number, seat in (state.get("seats") or {}).items()
             if seat.get("in_play") and not seat.get("decision") and not seat.get("hand_void")]
+
+
+def _offered(to_confirm: dict[str, Any]) -> set[int]:
+    """The amounts the display offers to tap for a zone to confirm: the camera's reading (not a lower bound) and
+    the likeliest amount but it."""
+    amounts = {int(to_confirm.get("alternative") or 0)}
+    if not to_confirm.get("at_least"):
+        amounts.add(int(to_confirm["amount"]))
+    return amounts - {0}
+
+
+def keyed_digits(cents: int) -> int:
+    """The digits a dealer keys for an amount: whole euros without their cents (« 40 »), else every digit."""
+    return len(str(cents // 100)) if cents % 100 == 0 else len(str(cents))
 
 
 def _still_in_doubt(doubts: dict[K, float], asked: list[K], seconds: float = DOUBT_SETTLES_S) -> dict[K, float]:
@@ -166,6 +183,7 @@ class VirtualTable:
         #: the zones the table last asked the dealer to confirm (zone -> the amount read there), and the camera's
         #: doubtful readings the table has not yet been seen to ask about (zone -> when the doubt went out)
         self._to_confirm: dict[tuple[int, str], int] = {}
+        self._offered: dict[tuple[int, str], set[int]] = {}
         self._doubts: dict[tuple[int, str], float] = {}
         #: the zones whose ante he corrected in this coup: the table doubts the camera's readings of them from then
         #: on, as the camera's own doubtful ones, and so does he
@@ -250,6 +268,8 @@ class VirtualTable:
         « paiement terminé »), so that he keys what he paid."""
         asked = {(int(entry["seat"]), str(entry["box"])): int(entry["amount"])  # type: ignore[call-overload]
                  for entry in to_confirm}
+        self._offered = {(int(entry["seat"]), str(entry["box"])): _offered(entry)  # type: ignore[call-overload]
+                         for entry in to_confirm}
         self._doubts = _still_in_doubt(self._doubts, list(asked))
         self._to_confirm = asked
         self._keyed = {zone: amount for zone, amount in self._keyed.items() if zone in asked}
@@ -277,6 +297,8 @@ class VirtualTable:
                     self._misread.add((seat, zone))
             self.publisher.publish("dealer.keypad", DealerOperation(line))
             self.results.confirmations.append((self.coup_number, seat, zone, amount))
+            self.results.confirmation_digits.append(
+                0 if amount in self._offered.get((seat, zone), set()) else keyed_digits(amount))
             self._keyed[seat, zone] = amount
 
     def _confirm_cards(self, to_confirm: list[dict[str, object]]) -> None:

@@ -35,19 +35,25 @@ decisions = { 1 = "raise", 3 = "fold" }
 
 
 class DoubtingVision(DirectVision):
-    """A perfect camera, except that it cannot vouch for any ante holding chips: it reads it 5 € off, unsure. With
-    ``settles``, the right reading follows at once, sure (the camera's next frames settling its doubt)."""
+    """A perfect camera, except that it cannot vouch for any ante holding chips: it reads it 5 € off, unsure, every
+    other time with the right amount as its next likeliest (the display offers it to tap). With ``settles``, the
+    right reading follows at once, sure (the camera's next frames settling its doubt)."""
 
     def __init__(self, settles: bool = False) -> None:
         super().__init__()
         self.settles = settles
         self.doubts = 0
+        self.offered: set[tuple[int, int]] = set()
 
     def see(self, scene: SceneState) -> list[tuple[str, AnyBody]]:
         events = []
         for topic, body in super().see(scene):
             if isinstance(body, ChipsChanged) and body.box == "ante" and body.amount:
-                events.append((topic, ChipsChanged(body.seat, body.box, body.amount + 500, sure=False)))
+                offered = body.amount if self.doubts % 2 else 0
+                if offered:
+                    self.offered.add((body.seat, offered))
+                events.append((topic, ChipsChanged(body.seat, body.box, body.amount + 500, sure=False,
+                                                   alternative=offered)))
                 self.doubts += 1
                 if not self.settles:
                     continue
@@ -76,8 +82,8 @@ class TopChipVision(DirectVision):
 
 
 def _play(tmp_path, vision: DirectVision, script_text: str = SCRIPT):
-    """The script played on the real stack with ``vision`` for a camera: the timeline and the dealer's
-    confirmations."""
+    """The script played on the real stack with ``vision`` for a camera: the timeline and the virtual table's results
+    (the dealer's confirmations among them)."""
     script = parse_script(script_text)
     timeline = build_timeline(script)
     stack = start_stack(tmp_path, script.profile)
@@ -93,7 +99,7 @@ def _play(tmp_path, vision: DirectVision, script_text: str = SCRIPT):
             table.play(plan.steps)
             table.finish_coup(plan)
         table.pause(0.5)
-        return timeline, table.results.confirmations
+        return timeline, table.results
     finally:
         for part in (table, pins):
             if part is not None:
@@ -115,10 +121,17 @@ def _recorded(tmp_path) -> tuple[Counter, dict[int, object]]:
 
 def test_every_doubt_is_confirmed_by_the_dealer_and_the_coups_settle_as_the_rules_core_says(tmp_path):
     vision = DoubtingVision()
-    timeline, confirmations = _play(tmp_path, vision)
+    timeline, results = _play(tmp_path, vision)
+    confirmations = results.confirmations
     # each ante read wrong and unsure, while bet and while paid, was keyed by the dealer with what lay there
     assert vision.doubts >= 4 and len(confirmations) == vision.doubts
     assert all(zone == "ante" and amount > 0 for _coup, _seat, zone, amount in confirmations)
+    # an amount offered beside the reading is one tap; the others are keyed, digit by digit (« 20 »). While paying,
+    # he keys what lies in the zone once paid, which was not offered (the camera's reading was of the zone before)
+    digits = results.confirmation_digits
+    tapped = [(seat, amount) for d, (_coup, seat, _zone, amount) in zip(digits, confirmations, strict=True) if d == 0]
+    assert len(tapped) >= 2 and set(tapped) <= vision.offered
+    assert all(d == len(str(amount // 100)) for d, (*_, amount) in zip(digits, confirmations, strict=True) if d)
     flags, settled = _recorded(tmp_path)
     assert flags == Counter((f.coup, f.kind, f.seat) for plan in timeline.coups for f in plan.flags)
     assert (1, "overpaid", 3) in flags or (1, "overpaid", 1) in flags
@@ -129,7 +142,8 @@ def test_a_doubt_the_camera_settles_itself_is_not_keyed_by_the_dealer(tmp_path):
     """The display drops its question once the camera reads the zone surely; the dealer, looking at it, keys
     nothing, even where the question was up a moment before."""
     vision = DoubtingVision(settles=True)
-    timeline, confirmations = _play(tmp_path, vision)
+    timeline, results = _play(tmp_path, vision)
+    confirmations = results.confirmations
     assert vision.doubts >= 4 and confirmations == []
     flags, settled = _recorded(tmp_path)
     assert flags == Counter((f.coup, f.kind, f.seat) for plan in timeline.coups for f in plan.flags)
@@ -151,7 +165,8 @@ decisions = { 1 = "raise", 3 = "raise" }
 stacked = [1]
 """
     vision = TopChipVision()
-    timeline, confirmations = _play(tmp_path, vision, script)
+    timeline, results = _play(tmp_path, vision, script)
+    confirmations = results.confirmations
     assert vision.misreads >= 1
     asked = [(seat, zone, amount) for _coup, seat, zone, amount in confirmations]
     assert asked[:3] == [(1, "raise", 10000), (1, "ante", 5000), (1, "raise", 10000)]

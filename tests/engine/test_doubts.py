@@ -25,11 +25,16 @@ from controller.rules.operations import Box, ConfirmAnte, Fold, NoMoreBets, Paym
 from controller.rules.table import Phase
 
 
+def asked(seat: int, box: str, amount: int, at_least: bool = False) -> dict[str, object]:
+    """A zone « à confirmer » as the referee's state gives it, no amount offered beside the reading."""
+    return {"seat": seat, "box": box, "amount": amount, "at_least": at_least, "alternative": 0}
+
+
 def test_an_unsure_bet_holds_no_more_bets_until_the_dealer_keys_the_amount():
     referee = betting_referee()
     referee.handle(event(ChipsChanged(3, "ante", 1000), 10))
     referee.handle(event(ChipsChanged(1, "ante", 6000, sure=False), 11))
-    assert referee.state()["to_confirm"] == [{"seat": 1, "box": "ante", "amount": 6000, "at_least": False}]
+    assert referee.state()["to_confirm"] == [asked(1, "ante", 6000)]
     outcome = referee.handle(event(ButtonPressed("no_more_bets"), 12))
     assert outcome.refusal is not None and outcome.refusal.reason_fr == "place 1 ante : montant à confirmer"
     assert outcome.refusal.action_fr == "« rien ne va plus » refusé"
@@ -46,7 +51,7 @@ def test_a_sure_reading_settles_the_doubt_and_a_new_doubt_comes_back():
     referee.handle(event(ChipsChanged(1, "ante", 6500), 11))
     assert referee.state()["to_confirm"] == []
     referee.handle(event(ChipsChanged(1, "ante", 7000, sure=False), 12))
-    assert referee.state()["to_confirm"] == [{"seat": 1, "box": "ante", "amount": 7000, "at_least": False}]
+    assert referee.state()["to_confirm"] == [asked(1, "ante", 7000)]
 
 
 def test_an_unsure_payment_holds_that_seats_payment_done_and_the_dealers_amount_is_checked():
@@ -71,7 +76,7 @@ def test_after_no_more_bets_a_doubtful_reading_is_never_acted_on_until_the_deale
     assert outcome.flags == [] and referee.state()["to_confirm"] == []
     outcome = referee.handle(event(ChipsChanged(1, "raise", 2000, sure=False), 31))
     assert outcome.operation is None and referee.table.seats[1].decision is None
-    assert referee.state()["to_confirm"] == [{"seat": 1, "box": "raise", "amount": 2000, "at_least": False}]
+    assert referee.state()["to_confirm"] == [asked(1, "raise", 2000)]
     outcome = referee.handle(event(DealerOperation("raise seat=1 amount=20.00"), 32))
     assert isinstance(outcome.operation, Raise) and referee.state()["to_confirm"] == []
 
@@ -81,7 +86,7 @@ def test_a_sure_ante_outside_the_limits_is_asked_of_the_dealer_and_flagged_only_
     referee = betting_referee()
     outcome = referee.handle(event(ChipsChanged(1, "ante", 500), 10))
     assert outcome.flags == [] and referee.state()["to_confirm"] == [
-        {"seat": 1, "box": "ante", "amount": 500, "at_least": False}]
+        asked(1, "ante", 500)]
     assert referee.handle(event(ButtonPressed("no_more_bets"), 11)).refusal is not None
     assert referee.handle(event(DealerOperation("bet seat=1 box=ante amount=30.00"), 12)).refused is None
     outcome = referee.handle(event(ButtonPressed("no_more_bets"), 13))
@@ -103,7 +108,7 @@ def test_a_sure_raise_not_twice_the_ante_is_never_acted_on_until_the_dealer_keys
     # two 100 € chips stacked, read as the top one: no raise, no flag, the dealer asked
     outcome = referee.handle(event(ChipsChanged(1, "raise", 10000), 31))
     assert outcome.operation is None and outcome.flags == []
-    assert referee.state()["to_confirm"] == [{"seat": 1, "box": "raise", "amount": 10000, "at_least": False}]
+    assert referee.state()["to_confirm"] == [asked(1, "raise", 10000)]
     outcome = referee.handle(event(DealerOperation("raise seat=1 amount=200.00"), 32))
     assert isinstance(outcome.operation, Raise) and outcome.flags == [] and referee.state()["to_confirm"] == []
 
@@ -120,17 +125,17 @@ def test_a_keyed_raise_not_twice_the_ante_read_asks_the_ante_and_the_dealers_cou
     outcome = referee.handle(event(DealerOperation("raise seat=1 amount=100.00"), 32))
     assert outcome.refusal is not None and outcome.flags == [] and referee.table.seats[1].decision is None
     assert outcome.refusal.reason_fr == "place 1 ante : montant à confirmer (relance : 100,00 € ; ante lue : 25,00 €)"
-    assert referee.state()["to_confirm"] == [{"seat": 1, "box": "ante", "amount": 2500, "at_least": False},
-                                             {"seat": 1, "box": "raise", "amount": 10000, "at_least": False}]
+    assert referee.state()["to_confirm"] == [asked(1, "ante", 2500),
+                                             asked(1, "raise", 10000)]
     outcome = referee.handle(event(DealerOperation("bet seat=1 box=ante amount=50.00"), 33))
     assert _untimed(outcome.operation) == ConfirmAnte(0, 1, 5000) and outcome.flags == []
     assert referee.table.raise_required(1) == 10000 and referee.state()["refusals"] == []
-    assert referee.state()["to_confirm"] == [{"seat": 1, "box": "raise", "amount": 10000, "at_least": False}]
+    assert referee.state()["to_confirm"] == [asked(1, "raise", 10000)]
     outcome = referee.handle(event(DealerOperation("raise seat=1 amount=100.00"), 34))
     assert isinstance(outcome.operation, Raise) and outcome.flags == [] and referee.state()["to_confirm"] == []
     # the camera's next sure reading of that ante is not taken as read: the dealer is asked again
     referee.handle(event(ChipsChanged(1, "ante", 2500), 35))
-    assert referee.state()["to_confirm"] == [{"seat": 1, "box": "ante", "amount": 2500, "at_least": False}]
+    assert referee.state()["to_confirm"] == [asked(1, "ante", 2500)]
 
 
 def test_a_players_wrong_raise_is_flagged_on_the_dealers_count_of_both():
@@ -256,7 +261,7 @@ def test_a_pile_too_tall_to_count_is_asked_of_the_dealer_when_its_seat_is_paid_i
     as it was would flag a right payment short. Each such zone is asked when its seat's turn to be paid comes."""
     referee, t = _settled_with_raises_read_unsure((4, 6), at_least=True)  # each a pile too tall to count
     assert referee.table.payments_due() == [6, 4, 1]
-    assert referee.state()["to_confirm"] == [{"seat": 6, "box": "raise", "amount": 1500, "at_least": True}]
+    assert referee.state()["to_confirm"] == [asked(6, "raise", 1500, at_least=True)]
     referee.handle(event(CameraStatus(True), t))
     referee.handle(event(ChipsChanged(6, "ante", 2000), t))
     outcome = referee.handle(event(ButtonPressed("payment_done"), t + 1))
@@ -265,7 +270,7 @@ def test_a_pile_too_tall_to_count_is_asked_of_the_dealer_when_its_seat_is_paid_i
     outcome = referee.handle(event(ButtonPressed("payment_done"), t + 3))
     assert isinstance(outcome.operation, PaymentDone) and outcome.operation.seat == 6 and outcome.flags == []
     # seat 4's turn: its raise is asked now, and an amount keyed short is flagged as any short payment
-    assert referee.state()["to_confirm"] == [{"seat": 4, "box": "raise", "amount": 1500, "at_least": True}]
+    assert referee.state()["to_confirm"] == [asked(4, "raise", 1500, at_least=True)]
     referee.handle(event(ChipsChanged(4, "ante", 2000), t + 4))
     referee.handle(event(DealerOperation("paying seat=4 zone=raise amount=30.00"), t + 5))
     outcome = referee.handle(event(ButtonPressed("payment_done"), t + 6))
@@ -279,7 +284,7 @@ def test_a_stack_the_camera_could_not_vouch_for_is_asked_when_its_seat_is_paid()
     in benchmarks/camera_conformance.py, 2026-12-05)."""
     referee, t = _settled_with_raises_read_unsure((6,), at_least=False)  # a stack it could not vouch for
     assert referee.table.payments_due()[0] == 6
-    assert referee.state()["to_confirm"] == [{"seat": 6, "box": "raise", "amount": 1500, "at_least": False}]
+    assert referee.state()["to_confirm"] == [asked(6, "raise", 1500)]
     referee.handle(event(CameraStatus(True), t))
     referee.handle(event(ChipsChanged(6, "ante", 2000), t))
     outcome = referee.handle(event(ButtonPressed("payment_done"), t + 1))
@@ -367,7 +372,7 @@ def test_the_doubts_of_a_coup_last_the_whole_coup_and_end_with_it_not_with_each_
     referee, t = settled_referee()
     referee.handle(event(CameraStatus(True), t))
     referee.handle(event(ChipsChanged(6, "raise", 9000, at_least=True, sure=False), t + 1))  # too tall to count
-    assert referee.state()["to_confirm"] == [{"seat": 6, "box": "raise", "amount": 9000, "at_least": True}]
+    assert referee.state()["to_confirm"] == [asked(6, "raise", 9000, at_least=True)]
     assert referee.handle(event(DealerOperation("paying seat=6 zone=raise amount=40.00"), t + 2)).refused is None
     for later in range(t + 3, t + 6):  # operations of the same coup: the keyed zone stays answered
         assert referee.handle(event(ChipsChanged(6, "ante", 4000 + later), later)).operation is not None

@@ -16,6 +16,11 @@ from controller.rules.summary import table_summary
 from controller.rules.table import Phase, Table
 
 
+def asked(seat: int, box: str, amount: int, at_least: bool = False) -> dict[str, object]:
+    """A zone « à confirmer » as the referee's state gives it, no amount offered beside the reading."""
+    return {"seat": seat, "box": box, "amount": amount, "at_least": at_least, "alternative": 0}
+
+
 def pay(table: Table, seat: int, zone: str, amount: int) -> None:
     table.apply(PaymentSeen(table.log[-1].t + 1, seat, zone, amount))
 
@@ -243,13 +248,13 @@ def test_a_doubtful_reading_never_flags_a_payment_out_of_order_the_dealers_amoun
     referee.handle(event(CameraStatus(True), t))
     outcome = referee.handle(event(ChipsChanged(4, "raise", 9000, sure=False), t + 1))  # seat 6 is due first
     assert outcome.flags == [] and referee.table.coup_flags() == []
-    assert referee.state()["to_confirm"] == [{"seat": 4, "box": "raise", "amount": 9000, "at_least": False}]
+    assert referee.state()["to_confirm"] == [asked(4, "raise", 9000)]
     keyed = referee.handle(event(DealerOperation("paying seat=4 zone=raise amount=40.00"), t + 2))
     assert [f.kind.value for f in keyed.flags] == ["paid_out_of_order"] and referee.state()["to_confirm"] == []
     # seat 6, the one due, read in doubt: taken as read (nothing to flag), the dealer still asked
     assert referee.handle(event(ChipsChanged(6, "raise", 4000, sure=False), t + 3)).flags == []
     assert referee.table.coup.seen_paying[6]["raise"] == 4000
-    assert referee.state()["to_confirm"] == [{"seat": 6, "box": "raise", "amount": 4000, "at_least": False}]
+    assert referee.state()["to_confirm"] == [asked(6, "raise", 4000)]
 
 
 def test_the_coups_end_waits_for_doubts_and_a_doubtful_ante_left_for_the_next_coup_stays_in_doubt():
@@ -267,7 +272,7 @@ def test_the_coups_end_waits_for_doubts_and_a_doubtful_ante_left_for_the_next_co
     referee.handle(event(CameraStatus(False, "unplugged"), t + 44))  # unwatched: nothing to wait for
     assert isinstance(referee.handle(event(ButtonPressed("payment_done"), t + 45)).operation, EndCoup)
     assert referee.table.phase is Phase.BETTING
-    assert referee.state()["to_confirm"] == [{"seat": 6, "box": "ante", "amount": 6000, "at_least": False}]
+    assert referee.state()["to_confirm"] == [asked(6, "ante", 6000)]
     assert referee.handle(event(ButtonPressed("no_more_bets"), t + 46)).refusal is not None
 
 

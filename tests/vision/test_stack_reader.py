@@ -16,12 +16,13 @@ from controller.felt.layout import BET_AREAS, load_layout
 from controller.sim.render import Renderer, TableCamera
 from controller.sim.scene import SceneState
 from vision.calibrate import calibrate
-from vision.chip_counter import DENOMINATIONS, MAX_COUNT
+from vision.chip_counter import DENOMINATIONS, MAX_COUNT, next_likeliest
 from vision.stack_reader import (
     ONNX_PATH,
     READERS,
     STACK_MAX_COUNT,
     StackReader,
+    alternatives,
     merge_readings,
     reader_for,
     stack_crop,
@@ -76,6 +77,25 @@ def test_a_stack_reading_under_its_readers_own_certainty_is_unsure() -> None:
     (spread, certainty), = merge_readings(counter, np.array([0.001]), stacks, vouch_from=0.95)
     assert spread == {DENOMINATIONS[2]: 1} and certainty >= TrackerConfig().sure_certainty
     assert [StackReader(trained.path).vouch_from for trained in READERS] == [0.98, 0.95]
+
+
+def test_the_dealer_is_offered_the_likeliest_amount_but_the_one_read() -> None:
+    # one chip of the third denomination, or two of them: 0.7 against 0.3
+    counter = np.stack([one_hot([0, 0, 1, 0, 0], MAX_COUNT)])
+    counter[0, 2, [1, 2]] = 0.7, 0.3
+    (value, odds), = next_likeliest(counter)
+    assert value == 2 * DENOMINATIONS[2] and odds == pytest.approx(0.3 / 0.7)
+    # the counter's reading chosen (no stack likely): the stack reader's four chips are the likelier other reading
+    stacks = np.stack([one_hot([0, 0, 4, 0, 0], STACK_MAX_COUNT)])
+    chosen = merge_readings(counter, np.array([0.45]), stacks)
+    assert chosen[0][0] == {DENOMINATIONS[2]: 1}
+    assert alternatives(counter, np.array([0.45]), stacks, chosen) == [4 * DENOMINATIONS[2]]
+    # no stack at all: the counter's next likeliest
+    assert alternatives(counter, np.array([0.01]), stacks, merge_readings(counter, np.array([0.01]), stacks)) == [
+        2 * DENOMINATIONS[2]]
+    # the stack's reading chosen: the counter's own (its top chip alone) is the other
+    chosen = merge_readings(counter, np.array([0.9]), stacks)
+    assert alternatives(counter, np.array([0.9]), stacks, chosen) == [DENOMINATIONS[2]]
 
 
 def test_a_reader_named_by_a_relative_path_keeps_its_own_certainty(monkeypatch) -> None:

@@ -391,6 +391,20 @@ def test_weak_card_detections_are_ignored_but_a_zones_chips_count_whole():
     assert feed.frames(10, unsure + tall) == [ChipsChanged(4, "ante", 1000, sure=False, at_least=True)]
 
 
+def test_a_count_read_unsure_carries_the_likeliest_amount_but_it_for_the_dealer():
+    feed = Feed()
+    # two 5 € chips, or three: the reader's next likeliest value travels on each chip of the zone
+    unsure = [Observation(3, "ante", "chip", 500, 500, 600, 0.5, alternative=1500)] * 2
+    assert feed.frames(10, unsure) == [ChipsChanged(3, "ante", 1000, sure=False, alternative=1500)]
+    # read sure, or too tall to count (a lower bound): no amount offered beside it
+    sure = [replace(o, confidence=0.99) for o in unsure]
+    assert feed.frames(10, sure) == [ChipsChanged(3, "ante", 1000)]
+    tall = [replace(o, seat=4, confidence=0.0) for o in unsure]
+    assert feed.frames(10, sure + tall) == [ChipsChanged(4, "ante", 1000, sure=False, at_least=True)]
+    with pytest.raises(ValueError, match="alternative must be a value in cents"):
+        replace(unsure[0], alternative=-5)
+
+
 def test_a_count_read_unsure_then_sure_is_reported_again_sure_and_a_steady_one_once():
     feed = Feed()
     vouched = TrackerConfig().sure_certainty

@@ -549,3 +549,23 @@ def test_each_seats_results_and_where_it_stands_in_the_payment_are_read_from_2_m
     screenshots(page, f"display-seat-results-fr-{width}x{height}.png")
     assert page.evaluate(OUTSIDE) == []
     page.close()
+
+
+def test_a_bet_read_unsure_is_offered_with_the_likeliest_amount_but_it(display, shown):
+    """The camera reads seat 3's ante 10 € unsure, 20 € being the next likeliest (two chips stacked, read as one):
+    the banner offers both; a pile too tall to count offers its lower bound alone."""
+    from refereeutil import event, opening_events
+
+    referee = Referee(bonus_and_jackpot_rules())
+    for body, t in [*opening_events(), (ChipsChanged(3, "ante", 1000, sure=False, alternative=2000), 10),
+                    (ChipsChanged(4, "ante", 6000, sure=False, at_least=True, alternative=7000), 11)]:
+        referee.handle(event(body, t))
+    assert [(c["seat"], c["alternative"]) for c in referee.state()["to_confirm"]] == [(3, 2000), (4, 0)]
+    shown(referee.state())
+    page = display["browser"].new_page(viewport={"width": 1280, "height": 800})
+    page.goto(display["url"] + "?lang=fr")
+    playwright_api.expect(page.locator('.banner.confirm[data-seat="3"] .title')).to_have_text(
+        f"À confirmer : place 3, ante — lu {euros_fr(1000)} ou {euros_fr(2000)}")
+    playwright_api.expect(page.locator('.banner.confirm[data-seat="4"] .title')).to_have_text(
+        f"À confirmer : place 4, ante — au moins {euros_fr(6000)}")
+    page.close()

@@ -9,7 +9,7 @@ const T = {
     cameraOff:"Caméra hors ligne", cameraReading:"Bouton pris : la caméra finit de lire la table", shoeOff:"Sabot déconnecté", shoeOut:"Sabot absent", shoeNoisy:"Liaison du sabot bruitée", flooding:"Capteur emballé",
     rnvp:"Rien ne va plus", flag:"ALERTE", colon:" : ", seatFlag:"place", push:"égalité",
     returned:"rendu", handVoid:"Main nulle", qualifies:"qualifié", notQualifies:"non qualifié",
-    toConfirm:"à confirmer", confirmTitle:"À confirmer", read:"lu", unread:"non lue", readAtLeast:"au moins", and:" ; ", shouldHold:"doit contenir",
+    toConfirm:"à confirmer", confirmTitle:"À confirmer", read:"lu", unread:"non lue", readAtLeast:"au moins", and:" ; ", shouldHold:"doit contenir", or:"ou",
     confirmTodo:"compter les jetons et saisir le montant", earlierCoup:"coup précédent", ackTodo:"(lue : touche ack)", cardTodo:"lire la carte et la saisir",
     cardN:n => `carte ${n}`, more:n => `+${n} ${n > 1 ? "alertes" : "alerte"}`,
     moreTitle:"alertes les plus anciennes masquées faute de place (leurs places gardent le ⚠)",
@@ -24,7 +24,7 @@ const T = {
     cameraOff:"Camera offline", cameraReading:"Button taken: the camera is finishing its reading", shoeOff:"Shoe disconnected", shoeOut:"Shoe removed", shoeNoisy:"Shoe link noisy", flooding:"Sensor flooding",
     rnvp:"No more bets", flag:"ALERT", colon:": ", seatFlag:"seat", push:"push",
     returned:"returned", handVoid:"Hand void", qualifies:"qualifies", notQualifies:"does not qualify",
-    toConfirm:"to confirm", confirmTitle:"To confirm", read:"read", unread:"not read", readAtLeast:"at least", and:"; ", shouldHold:"should hold",
+    toConfirm:"to confirm", confirmTitle:"To confirm", read:"read", unread:"not read", readAtLeast:"at least", and:"; ", shouldHold:"should hold", or:"or",
     confirmTodo:"count the chips and key the amount", earlierCoup:"earlier coup", ackTodo:"(read: key ack)", cardTodo:"read the card and key it",
     cardN:n => `card ${n}`, more:n => `+${n} ${n === 1 ? "alert" : "alerts"}`,
     moreTitle:"oldest alerts hidden for want of room (their seats keep the ⚠)",
@@ -97,7 +97,8 @@ function draw() {
       return line ? `, ${t.shouldHold} ${plain(line.outcome === "lose" ? 0 : line.stake + Math.max(line.net, 0))}` : "";
     };
     const read = Object.entries(zones).sort(([a], [b]) => ZONES.indexOf(a) - ZONES.indexOf(b))
-      .map(([zone, c]) => `${(t[zone] || zone).toLowerCase()} — ${c.at_least ? t.readAtLeast : t.read} ${plain(c.amount)}${owed(zone)}`);
+      .map(([zone, c]) => `${(t[zone] || zone).toLowerCase()} — ${c.at_least ? t.readAtLeast : t.read} ${plain(c.amount)}`
+        + (c.alternative ? ` ${t.or} ${plain(c.alternative)}` : "") + owed(zone));
     const b = banner("confirm", "alert", el("span", "icon", "⌨"),
       el("span", "title", `${t.confirmTitle}${t.colon}${t.seatFlag} ${seat}, ${read.join(t.and)}`),
       document.createTextNode(" "), el("span", "todo", "→ " + t.confirmTodo));
