@@ -96,6 +96,8 @@ class Part:
     #: of those amounts, the ones that were not among the two the display offers (the camera's reading and the
     #: likeliest but it), and their digits: what he would key where he taps one of the two otherwise
     keyed: dict[str, tuple[int, int]] = field(default_factory=dict)
+    #: the stacks the dealer had spread for the camera (``--stacked-bets spread``)
+    spreads: dict[str, int] = field(default_factory=dict)
     failed: dict[str, str] = field(default_factory=dict)
 
 
@@ -143,6 +145,8 @@ def play(part: Part, camera: str, folder: Path, timeout_s: float,
     part.confirmations[camera] = (int(confirmed.group(1)) if confirmed else 0) + (int(named.group(1)) if named else 0)
     keyed = re.search(r"one tap\): \d+; keyed: (\d+) \((\d+) digits\)", done.stdout)
     part.keyed[camera] = (int(keyed.group(1)), int(keyed.group(2))) if keyed else (0, 0)
+    spread = re.search(r"stacks the dealer had spread for the camera: (\d+)", done.stdout)
+    part.spreads[camera] = int(spread.group(1)) if spread else 0
     part.coups[camera] = read_store(folder / "var" / "events.sqlite")
 
 
@@ -200,6 +204,7 @@ def compare(parts: list[Part], rendered: str = "rendered") -> dict[str, object]:
         if coups else None,
         "digits_keyed_per_coup": round(sum(p.keyed.get(rendered, (0, 0))[1] for p in compared) / coups, 3)
         if coups else None,
+        "spreads_per_coup": round(sum(p.spreads.get(rendered, 0) for p in compared) / coups, 3) if coups else None,
         "seconds_per_coup": {camera: round(sum(p.seconds[camera] for p in compared) / max(1, played[camera]), 2)
                              for camera in cameras},
         "parts_failed": {part.name: part.failed for part in parts if part.failed},
@@ -259,6 +264,8 @@ def main() -> int:
                              "printed at the start; give it again to replay that corpus)")
     parser.add_argument("--dealer", choices=["real", "patient"], default="real",
                         help="the virtual dealer of both cameras' runs (stud-table demo --dealer)")
+    parser.add_argument("--stacked-bets", choices=["confirm", "spread"], default="confirm",
+                        help="the house rule for a stacked bet in both cameras' runs (stud-table demo --stacked-bets)")
     parser.add_argument("--profile", action="append", choices=profile_names(), default=None,
                         help="random coups of this profile only (repeatable; default every profile); its seed is "
                              "the one it has in the whole corpus")
@@ -289,6 +296,8 @@ def main() -> int:
               for profile, seed, coups in random_parts]
     if not parts:
         parser.error("nothing to play: --no-script needs --random 1 or more")
+    for part in parts:
+        part.args += ["--stacked-bets", args.stacked_bets]
     if args.keep is not None:
         args.keep.mkdir(parents=True, exist_ok=True)
     with (contextlib.nullcontext(str(args.keep)) if args.keep is not None
@@ -308,6 +317,7 @@ def main() -> int:
     size = f"{args.camera_size[0]}x{args.camera_size[1]}"
     covered = coverage(random_parts)
     results = [{**compare(parts, camera), "camera_size": size, "seed": args.seed, "dealer": args.dealer,
+                "stacked_bets": args.stacked_bets,
                 "random_coups_cover": covered} for camera in renders]
     result = results[0] if len(results) == 1 else {"by_camera": {r["camera"]: r for r in results}}
     if args.json:

@@ -126,7 +126,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
             return 2
     return run_demo(args.coups, args.seed, args.profile, args.headless, pace, folder, script=args.script,
                     camera=args.camera, conditions=frozenset(args.camera_condition or ()),
-                    camera_size=args.camera_size, dealer=args.dealer)
+                    camera_size=args.camera_size, dealer=args.dealer, stacked_bets=args.stacked_bets)
 
 
 def _frame_size(text: str) -> tuple[int, int]:
@@ -516,6 +516,10 @@ def build_parser() -> argparse.ArgumentParser:
                            "never waits for the camera; a button he presses is held by the engine until the camera "
                            "has caught up with it; patient: after every change on the felt he waits until the vision "
                            "process has seen it (for debugging the camera)")
+    demo.add_argument("--stacked-bets", choices=["confirm", "spread"], default="confirm",
+                      help="the house rule for a bet built as a casino stack, which an overhead camera cannot count: "
+                           "confirm (default): the dealer confirms its amount; spread: the display asks him to have "
+                           "it spread, and the camera reads the pile (the table's stacked_bets)")
     demo.add_argument("--pace", type=float,
                       help="with --dealer patient: seconds between two events (default 0.3; 0 with --headless)")
     demo.add_argument("--folder", help="where to keep the configuration, store and log (default: a new temp folder)")

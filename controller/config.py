@@ -27,7 +27,7 @@ class ConfigError(TomlError):
 #: Every key the table's processes read; any other is refused, so that a typo never goes unnoticed.
 _SCHEMA: dict[str, set[str]] = {
     "table": {"id", "profile", "minimum_cents", "maximum_cents", "seats", "bonus", "jackpot", "card_purchase",
-              "jackpot_meter_cents"},
+              "jackpot_meter_cents", "stacked_bets"},
     "bus": {"publish", "subscribe", "snapshot", "keys"},
     "store": {"path", "evidence"},
     "gpio": set(DEVICE_KEYS),
@@ -66,6 +66,9 @@ class TableConfig:
     #: where ``stud-table calibrate`` saved the camera's homography (made from the first frames when missing);
     #: ``calibration.json`` beside the configuration when not given
     camera_calibration: Path = Path("calibration.json")
+    #: the house rule for a bet built as a casino stack, which an overhead camera cannot count: "confirm" (the dealer
+    #: confirms the amount) or "spread" (the display asks him to have it spread, and the camera reads the pile)
+    stacked_bets: str = "confirm"
     web_host: str = "127.0.0.1"
     web_port: int = 8080
     #: the review served over HTTPS with this certificate and key (PEM files); plain HTTP when not given
@@ -191,6 +194,7 @@ def parse_config(text: str, source: Path) -> TableConfig:
         table_id=reader.string("table.id"),
         rules=rules,
         jackpot_meter_cents=reader.integer("table.jackpot_meter_cents", 0, 10**12, 0),
+        stacked_bets=_stacked_bets(reader),
         bus_publish=bus["publish"],
         bus_subscribe=bus["subscribe"],
         bus_snapshot=bus["snapshot"],
@@ -209,6 +213,17 @@ def parse_config(text: str, source: Path) -> TableConfig:
         profile_file=base / profile if (profile := reader.string("table.profile")).endswith(".toml") else None,
         bus_keys=keys,
     )
+
+
+#: the house rules for a casino stack (``TableConfig.stacked_bets``)
+STACKED_BETS = ("confirm", "spread")
+
+
+def _stacked_bets(reader: TomlReader) -> str:
+    rule = reader.string("table.stacked_bets", "confirm")
+    if rule not in STACKED_BETS:
+        raise reader.fail("table.stacked_bets", f"expected one of {', '.join(STACKED_BETS)}, got {rule!r}")
+    return rule
 
 
 def _web_port(reader: TomlReader, bus: dict[str, str]) -> int:

@@ -40,8 +40,9 @@ def fast_hasher():
     return PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
 
 
-def table_config(folder: Path, extra: str = "") -> TableConfig:
-    """``extra``: more TOML after the configuration's tables (a ``[web]`` table, say)."""
+def table_config(folder: Path, extra: str = "", table_keys: str = "") -> TableConfig:
+    """``extra``: more TOML after the configuration's tables (a ``[web]`` table, say); ``table_keys``: more keys
+    of its ``[table]``."""
     publish, subscribe, snapshot = endpoints(folder)
     text = f"""[table]
 id = "table-test"
@@ -50,7 +51,7 @@ minimum_cents = 1000
 maximum_cents = 50000
 bonus = true
 card_purchase = true
-
+{table_keys}
 [bus]
 publish = "{publish}"
 subscribe = "{subscribe}"

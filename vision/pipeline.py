@@ -50,7 +50,8 @@ log = logging.getLogger(__name__)
 def observations(reading: FrameReading) -> tuple[list[Observation], list[tuple[int, str]]]:
     """The reader's zone observations in the tracker's terms (chips labelled by their value in cents)."""
     found = [Observation(seen.seat, seen.area, seen.kind, int(seen.label) if seen.kind == "chip" else seen.label,
-                         seen.x_mm, seen.y_mm, seen.confidence, seen.held, seen.identity_certainty, seen.alternative)
+                         seen.x_mm, seen.y_mm, seen.confidence, seen.held, seen.identity_certainty, seen.alternative,
+                         seen.stacked)
              for seen in reading.observations]
     return found, sorted(reading.occluded)
 

@@ -109,6 +109,8 @@ class ZoneObservation:
     identity_certainty: float = 1.0
     #: a chip's: its zone's likeliest value in cents but the one read (0: none), offered to the dealer beside it
     alternative: int = 0
+    #: a chip's: its zone read as a casino stack (the stack reader's reading taken)
+    stacked: bool = False
 
     @property
     def box(self) -> tuple[float, float, float, float]:
@@ -150,6 +152,7 @@ class _ZoneCount:
     counts: dict[int, int]
     certainty: float
     alternative: int  # the likeliest value in cents but the one read, 0 for none
+    stacked: bool  # read as a casino stack
     age: int = 0  # reads of its region since
 
 
@@ -365,7 +368,7 @@ class TableReader:
             # confidence is the whole count's certainty
             readings[k][0].extend(ZoneObservation(zone.seat, zone.area, "chip", str(cents), *zone.centre,
                                                   kept.certainty, self._zone_outlines[zone],
-                                                  alternative=kept.alternative)
+                                                  alternative=kept.alternative, stacked=kept.stacked)
                                   for cents, count in kept.counts.items() for _ in range(count))
         return readings
 
@@ -388,16 +391,18 @@ class TableReader:
         if changed:
             counted = self._read_zones(frame_bgr, [zone for zone, _crop, _thumbnail in changed],
                                        self.felt.rgb(np.stack([crop for _zone, crop, _thumbnail in changed])))
-            for (zone, _crop, thumbnail), (counts, certainty, alternative) in zip(changed, counted, strict=True):
-                self._zone_counts[zone] = _ZoneCount(thumbnail, counts, certainty, alternative)
+            for (zone, _crop, thumbnail), (counts, certainty, alternative, stacked) in zip(changed, counted,
+                                                                                          strict=True):
+                self._zone_counts[zone] = _ZoneCount(thumbnail, counts, certainty, alternative, stacked)
 
     def _read_zones(self, frame_bgr: np.ndarray, zones: list[Zone], counter_crops: np.ndarray
-                    ) -> list[tuple[dict[int, int], float, int]]:
-        """Each zone's chips per denomination, the reading's certainty and the likeliest value but the one read:
-        the chip counter's, merged with the stack reader's where there is one (``vision.stack_reader``)."""
+                    ) -> list[tuple[dict[int, int], float, int, bool]]:
+        """Each zone's chips per denomination, the reading's certainty, the likeliest value but the one read, and
+        whether it is a casino stack's: the chip counter's, merged with the stack reader's where there is one
+        (``vision.stack_reader``)."""
         counter = self.chip_counter.probabilities(counter_crops)
         if self.stack_reader is None:
-            return [(counts, certainty, value) for (counts, certainty), (value, _odds)
+            return [(counts, certainty, value, False) for (counts, certainty), (value, _odds)
                     in zip(readings(counter), next_likeliest(counter), strict=True)]
         stacked, stack_counts = self.stack_reader.probabilities(
             self.felt.rgb(np.stack([stack_crop(frame_bgr, self._stack_to_image[zone]) for zone in zones])))
@@ -408,4 +413,5 @@ class TableReader:
             # zone the stack reader gives any chance of being a stack is never vouched for, the dealer confirms it
             merged = [(counts, min(certainty, UNSURE)) if p >= STACK_DOUBT else (counts, certainty)
                       for (counts, certainty), p in zip(merged, stacked, strict=True)]
-        return [(counts, certainty, other) for (counts, certainty), other in zip(merged, others, strict=True)]
+        return [(counts, certainty, other, bool(p >= 0.5))
+                for (counts, certainty), other, p in zip(merged, others, stacked, strict=True)]

@@ -81,6 +81,8 @@ class Observation:
     identity_certainty: float = 1.0
     #: a chip's: its zone's likeliest value in cents but the one read (0: none), offered to the dealer beside it
     alternative: int = 0
+    #: a chip's: its zone read as a casino stack (``vision.stack_reader``)
+    stacked: bool = False
 
     def __post_init__(self) -> None:
         where = f"observation at seat {self.seat!r} area {self.area!r}"
@@ -385,12 +387,14 @@ class Tracker:
         chips: dict[ZoneKey, int] = {}
         certainty: dict[ZoneKey, float] = {}
         alternative: dict[ZoneKey, int] = {}
+        stacked: dict[ZoneKey, bool] = {}
         for obs in observations:
             if obs.kind == "chip":  # a zone's chips are one count: dropping the less sure would change the total
                 key = (obs.seat, obs.area)
                 chips[key] = chips.get(key, 0) + int(obs.label)
                 certainty[key] = min(certainty.get(key, 1.0), obs.confidence)
                 alternative[key] = max(alternative.get(key, 0), obs.alternative)
+                stacked[key] = stacked.get(key, False) or obs.stacked
             elif obs.confidence >= self.config.min_confidence:
                 cards.setdefault(obs.seat, []).append(obs)
         events: list[Event] = []
@@ -409,7 +413,7 @@ class Tracker:
                 sure = certainty.get(key, 1.0) >= self.config.sure_certainty
                 # the counter's certainty is 0 exactly when a pile is too tall to count (vision.chip_counter)
                 events += self._track_chips(t_ms, key, chips.get(key, 0), sure, certainty.get(key) == 0.0,
-                                            alternative.get(key, 0))
+                                            alternative.get(key, 0), stacked.get(key, False))
         return events
 
     def _laid_before(self, t_ms: int, candidate: _Candidate) -> bool:
@@ -679,11 +683,12 @@ class Tracker:
         faces = max((n for label, n in seen.votes.items() if label != BACK), default=0)
         return faces >= 2 and 3 * faces >= seen.frames
 
-    def _track_chips(self, t_ms: int, key: ZoneKey, total: int, sure: bool, at_least: bool, alternative: int = 0
-                     ) -> list[Event]:
+    def _track_chips(self, t_ms: int, key: ZoneKey, total: int, sure: bool, at_least: bool, alternative: int = 0,
+                     stacked: bool = False) -> list[Event]:
         """A zone's total (and whether the counter vouches for it) is reported once it has held steady; a total
         reported unsure is reported again once read sure. Unsure, with the likeliest value but it that the frame
-        it steadied on gives (``alternative``): the dealer is offered both."""
+        it steadied on gives (``alternative``): the dealer is offered both; and whether it is a casino stack's
+        (``stacked``): where the house spreads stacked bets, the dealer has it spread."""
         zone = self._chips.setdefault(key, _ChipZone())
         if (total, sure) == (zone.reported, zone.reported_sure):
             zone.pending = zone.changed_since = None
@@ -698,4 +703,5 @@ class Tracker:
         zone.reported, zone.reported_sure, zone.pending, zone.changed_since = total, sure, None, None
         seat, area = key
         offered = alternative if not sure and not at_least and alternative != total else 0
-        return [ChipsChanged(seat, area, total, sure, at_least and not sure, offered)]  # type: ignore[arg-type]
+        return [ChipsChanged(seat, area, total, sure, at_least and not sure, offered,  # type: ignore[arg-type]
+                             stacked and not sure)]

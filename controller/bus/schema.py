@@ -65,6 +65,8 @@ class ChipsChanged(Body, tag="chips_changed"):
     at_least: bool = False
     #: read unsure: the likeliest amount but ``amount`` (cents; 0 for none), offered to the dealer beside it
     alternative: int = 0
+    #: read unsure as a casino stack: where the house spreads stacked bets, the dealer has the player spread it
+    stacked: bool = False
 
 
 class CameraStatus(Body, tag="camera_status"):

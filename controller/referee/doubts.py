@@ -84,7 +84,7 @@ class Doubts:
         reading and, where it has one, the likeliest amount but it: the two the dealer is offered)."""
         return {"to_confirm": [{"seat": seat, "box": box, "amount": reading.amount, "at_least": reading.at_least,
                                 "alternative": reading.alternative if 0 < reading.alternative != reading.amount
-                                and not reading.at_least else 0}
+                                and not reading.at_least else 0, "stacked": reading.stacked}
                                for (seat, box), reading in sorted(self.to_confirm.items())],
                 "cards_to_confirm": [{"position": position, "index": index, "read": read}
                                      for (position, index), read in sorted(self.cards_to_confirm.items())]}

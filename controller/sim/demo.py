@@ -100,11 +100,12 @@ class Reporter:
 def run_demo(coups: int | None, seed: int, profile_name: str, headless: bool, pace_s: float,
              folder: Path | None = None, script: str | None = None, camera: str = "rendered",
              conditions: frozenset[str] = frozenset(), camera_size: tuple[int, int] | None = None,
-             dealer: str = "real") -> int:
+             dealer: str = "real", stacked_bets: str = "confirm") -> int:
     """``dealer``: ``real`` (his gestures at a real dealer's pace, never waiting for the camera) or ``patient``
     (waiting for the vision process after every change). ``camera``: ``rendered`` (frames of ``camera_size``
     pixels, default ``DEFAULT_FRAME_SIZE``, through the real vision process, drawn under ``conditions``:
     ``conditions.CONDITIONS``) or ``direct`` (the observations a perfect camera would publish, for fast runs).
+    ``stacked_bets``: the house rule for a stacked bet (``controller.config.STACKED_BETS``).
     Until ``coups`` are played, or SIGINT or SIGTERM (once or twice, at any moment: an orderly stop, then the
     summary; exit 0: ``STOP``'s handler, installed by ``controller.cli.main``)."""
     report = Reporter()
@@ -126,14 +127,14 @@ def run_demo(coups: int | None, seed: int, profile_name: str, headless: bool, pa
         return 0
     report.say(f"starting the table stack: bus proxy, engine and its store, web{', vision' if rendered else ''}, "
                f"sensors (logs: table.log, sensors.log)")
-    stack = start_stack(folder, played_script.profile, rendered=rendered)
+    stack = start_stack(folder, played_script.profile, rendered=rendered, stacked_bets=stacked_bets)
     context = zmq.Context()
     stack_log = StackLog(folder / "table.log")
     outcome: list[str] = []
     try:
         return _play(context, stack, played_script, coups, headless, pace_s, camera, seed, report=report,
                      stack_log=stack_log, coups_to_play=endless, outcome=outcome, conditions=conditions,
-                     camera_size=camera_size, dealer=dealer)
+                     camera_size=camera_size, dealer=dealer, spreads_stacks=stacked_bets == "spread")
     finally:
         report.say(f"stopping{' on ' + STOP.describe() if STOP.requested else ''}: the table stack (sensors, "
                    f"web{', vision' if rendered else ''}, engine, then the bus proxy)...")
@@ -202,7 +203,7 @@ def _play(context: zmq.Context, stack: Stack, script: Script, coups: int | None,
           pace_s: float, camera: str = "direct", seed: int = 0, report: Reporter | None = None,
           stack_log: StackLog | None = None, coups_to_play: Iterable[CoupScript] | None = None,
           outcome: list[str] | None = None, conditions: frozenset[str] = frozenset(),
-          camera_size: tuple[int, int] | None = None, dealer: str = "real") -> int:
+          camera_size: tuple[int, int] | None = None, dealer: str = "real", spreads_stacks: bool = False) -> int:
     """The coups, on the running stack; their summary goes into ``outcome`` (printed once the stack is stopped)."""
     report = report or Reporter()
     stack_log = stack_log or StackLog(stack.folder / "table.log")
@@ -250,7 +251,7 @@ def _play(context: zmq.Context, stack: Stack, script: Script, coups: int | None,
                                  conditions=conditions, keys=stack.keys) if rendered else None)
         table = VirtualTable(stack.bus, stack.folder, stack.shoe, pins, pace_s=pace_s,
                              on_settled=lambda body: _announce(report, body), vision=driver, stop=stop, tick=tick,
-                             dealer_pace=DealerPace(seed) if dealer == "real" else None)
+                             dealer_pace=DealerPace(seed) if dealer == "real" else None, spreads_stacks=spreads_stacks)
         results = table.results
         report.say("waiting for the sensors process (mock GPIO pins, the shoe's serial port)...")
         table.wait_ready()
@@ -310,6 +311,9 @@ def _summary(played: int, seconds: float | None, results: Results, driver: Rende
         taps = results.confirmation_digits.count(0)
         lines.append(f"    of them one of the two amounts offered (one tap): {taps}; keyed: "
                      f"{len(results.confirmation_digits) - taps} ({sum(results.confirmation_digits)} digits)")
+    if results.spreads:
+        lines.append(f"  stacks the dealer had spread for the camera: {len(results.spreads)} ("
+                     + ", ".join(f"coup {c} seat {s} {z}" for c, s, z in results.spreads) + ")")
     if results.card_confirmations:
         lines.append(f"  cards the dealer named (the camera could not tell them): {len(results.card_confirmations)} ("
                      + ", ".join(f"coup {c} position {p} card {i + 1} {card}"

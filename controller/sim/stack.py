@@ -36,6 +36,7 @@ bonus = {bonus}
 card_purchase = {purchase}
 jackpot = {jackpot}
 jackpot_meter_cents = {meter}
+stacked_bets = "{stacked_bets}"
 
 [bus]
 publish = "ipc://run/pub.sock"
@@ -149,8 +150,9 @@ def camera_endpoint(folder: Path) -> str:
     return f"zmq+ipc://{folder}/run/camera.sock"
 
 
-def start_stack(folder: Path, profile_name: str, rendered: bool = False) -> Stack:
-    """The table's processes; with ``rendered``, a vision process reads the virtual camera's frames."""
+def start_stack(folder: Path, profile_name: str, rendered: bool = False, stacked_bets: str = "confirm") -> Stack:
+    """The table's processes; with ``rendered``, a vision process reads the virtual camera's frames;
+    ``stacked_bets``: the house rule for a stacked bet (``controller.config.STACKED_BETS``)."""
     from .script import table_rules
 
     rules = table_rules(profile_name)
@@ -160,6 +162,7 @@ def start_stack(folder: Path, profile_name: str, rendered: bool = False) -> Stac
     table = CONFIG.format(profile=profile_name, minimum=MINIMUM_CENTS, maximum=MAXIMUM_CENTS,
                           bonus=_toml_bool(rules.bonus), purchase=_toml_bool(rules.card_purchase),
                           jackpot=_toml_bool(rules.jackpot), meter=JACKPOT_METER_CENTS, port=port,
+                          stacked_bets=stacked_bets,
                           camera=camera_endpoint(folder) if rendered else "sim")
     (folder / "table.toml").write_text(table)
     shoe_link = folder / "run" / "shoe"

@@ -99,6 +99,8 @@ class Results:
     #: for each of them, the digits he would key where the display offers the camera's reading and the likeliest
     #: amount but it to tap: 0 where the amount is one of those two (one tap), else its digits (``keyed_digits``)
     confirmation_digits: list[int] = field(default_factory=list)
+    #: the stacks the dealer had spread for the camera (``stacked_bets = "spread"``): (coup, seat, zone)
+    spreads: list[tuple[int, int, str]] = field(default_factory=list)
     #: the cards the dealer named because the camera could not tell them: (coup, position, index, card)
     card_confirmations: list[tuple[int, int, int, str]] = field(default_factory=list)
 
@@ -144,11 +146,13 @@ class VirtualTable:
                  pace_s: float = 0.0, dropout_scale: float = 1.0,
                  on_settled: Callable[[CoupSettled], None] | None = None, vision: SceneDriver | None = None,
                  stop: Stop = never, tick: Callable[[], None] | None = None,
-                 dealer_pace: DealerPace | None = None) -> None:
+                 dealer_pace: DealerPace | None = None, spreads_stacks: bool = False) -> None:
         """``stop``: polled wherever the table waits (``Stopped`` once it says so); ``tick``: called there too, for
         the progress lines. ``dealer_pace``: a dealer at a real table's pace, who never waits for the vision
         process (what it saw is counted at the coup's end); without it, he waits after every change on the felt
-        until the vision process has published what a perfect camera would (for debugging the camera)."""
+        until the vision process has published what a perfect camera would (for debugging the camera).
+        ``spreads_stacks``: the house spreads stacked bets (``stacked_bets = "spread"``): a stack the display asks
+        about, he has spread rather than key its amount."""
         self.shoe, self.pins = shoe, pins
         self.stop, self.tick = stop, tick
         self.pace_s, self.dropout_scale = pace_s, dropout_scale
@@ -184,6 +188,10 @@ class VirtualTable:
         #: doubtful readings the table has not yet been seen to ask about (zone -> when the doubt went out)
         self._to_confirm: dict[tuple[int, str], int] = {}
         self._offered: dict[tuple[int, str], set[int]] = {}
+        #: the zones the display asks spread, and those the dealer had spread (until emptied)
+        self._to_spread: set[tuple[int, str]] = set()
+        self._spread_zones: set[tuple[int, str]] = set()
+        self.spreads_stacks = spreads_stacks
         self._doubts: dict[tuple[int, str], float] = {}
         #: the zones whose ante he corrected in this coup: the table doubts the camera's readings of them from then
         #: on, as the camera's own doubtful ones, and so does he
@@ -270,6 +278,9 @@ class VirtualTable:
                  for entry in to_confirm}
         self._offered = {(int(entry["seat"]), str(entry["box"])): _offered(entry)  # type: ignore[call-overload]
                          for entry in to_confirm}
+        # where the house spreads stacked bets, the display asks a stack spread (not while paying)
+        self._to_spread = {(int(entry["seat"]), str(entry["box"])) for entry in to_confirm  # type: ignore[call-overload]
+                           if self.spreads_stacks and entry.get("stacked") and self.phase != "paying"}
         self._doubts = _still_in_doubt(self._doubts, list(asked))
         self._to_confirm = asked
         self._keyed = {zone: amount for zone, amount in self._keyed.items() if zone in asked}
@@ -280,6 +291,9 @@ class VirtualTable:
         if self.phase == "paying" and not self._seat_paid:
             return
         for seat, zone in self._to_confirm:
+            if (seat, zone) in self._to_spread:
+                self._spread(seat, zone)
+                continue
             amount = sum(next((s.chips for s in self.scene.chips if (s.seat, s.box) == (seat, zone)), ()))
             if self._keyed.get((seat, zone)) == amount or (seat, zone) in self._vouched:
                 continue  # keyed already, or read surely since: the engine has not read that yet
@@ -374,14 +388,7 @@ class VirtualTable:
     def step(self, step: Step) -> None:
         match step:
             case SceneChange(scene=scene, gesture=gesture):
-                self.scene = scene
-                for topic, body in self.vision.see(scene):
-                    self.publisher.publish(topic, body)
-                    self._note_doubt(body)
-                    if isinstance(body, CardPlaced):
-                        self._sent_cards[self.publisher.seq] = time.perf_counter()
-                if self._sent_cards:  # read it back at once: its delay is then the bus's, not our next step's
-                    self._flush()
+                self._show(self._spread_out(scene))
                 if isinstance(self.vision, RenderedCamera) and self.dealer_pace is None:
                     self._watch_camera(self.vision)
                 elif isinstance(self.vision, RenderedCamera):
@@ -426,6 +433,35 @@ class VirtualTable:
                 self.shoe.noise(data)
             case Pause(seconds=seconds):
                 self.pause(seconds)
+
+    def _show(self, scene: SceneState) -> None:
+        """The felt as ``scene`` shows it, to the camera: what it sees goes on the bus."""
+        self.scene = scene
+        for topic, body in self.vision.see(scene):
+            self.publisher.publish(topic, body)
+            self._note_doubt(body)
+            if isinstance(body, CardPlaced):
+                self._sent_cards[self.publisher.seq] = time.perf_counter()
+        if self._sent_cards:  # read it back at once: its delay is then the bus's, not our next step's
+            self._flush()
+
+    def _spread_out(self, scene: SceneState) -> SceneState:
+        """``scene`` with the stacks the dealer had spread still spread (a zone emptied forgets it)."""
+        held = {(stack.seat, stack.box) for stack in scene.chips}
+        self._spread_zones &= held
+        for stack in scene.chips:
+            if stack.stacked and (stack.seat, stack.box) in self._spread_zones:
+                scene = scene.with_chips(stack.seat, stack.box, stack.chips, stacked=False)
+        return scene
+
+    def _spread(self, seat: int, zone: str) -> None:
+        """The dealer has the player spread the stack in ``zone`` for the camera (the house rule
+        ``stacked_bets = "spread"``): no amount keyed, the camera reads the pile."""
+        if (seat, zone) in self._spread_zones:
+            return  # spread already: the camera has it to read
+        self._spread_zones.add((seat, zone))
+        self.results.spreads.append((self.coup_number, seat, zone))
+        self._show(self._spread_out(self.scene))
 
     def _press(self, button: str) -> None:
         """The dealer presses ``button``. At a real pace he reads the display's answer: a press refused (the camera

@@ -22,7 +22,8 @@ async def root(ctx: WebContext, request: Request) -> Response:
 async def display(ctx: WebContext, request: Request) -> HTMLResponse:
     # inline so the page shows the true state at once, without waiting for the stream; "</" could end the script
     initial = json.dumps(ctx.live.view(), ensure_ascii=False).replace("</", "<\\/")
-    html = ctx.templates.get_template("display.html").render(initial=initial)
+    # the house rule for a stacked bet: the display asks the dealer to have it spread, or to confirm its amount
+    html = ctx.templates.get_template("display.html").render(initial=initial, stacked_bets=ctx.config.stacked_bets)
     return HTMLResponse(html, headers={"Cache-Control": "no-store"})
 
 

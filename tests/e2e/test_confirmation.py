@@ -81,18 +81,38 @@ class TopChipVision(DirectVision):
         return events
 
 
-def _play(tmp_path, vision: DirectVision, script_text: str = SCRIPT):
+class StackBlindVision(DirectVision):
+    """A perfect camera, except that it cannot count a casino stack: it reads its top chip, unsure, as a stack's
+    reading; once the stack is spread, it reads the zone right and sure."""
+
+    def see(self, scene: SceneState) -> list[tuple[str, AnyBody]]:
+        stacked_before = {(s.seat, s.box): s.stacked for s in self.seen.chips}
+        stacks = {(s.seat, s.box): s for s in scene.chips}
+        events = []
+        for topic, body in super().see(scene):
+            stack = stacks.get((body.seat, body.box)) if isinstance(body, ChipsChanged) else None
+            if stack is not None and stack.stacked:
+                body = ChipsChanged(body.seat, body.box, stack.chips[-1], sure=False, stacked=True)
+            events.append((topic, body))
+        for (seat, box), stack in stacks.items():
+            if stacked_before.get((seat, box)) and not stack.stacked:
+                events.append(("vision.chips", ChipsChanged(seat, box, sum(stack.chips))))  # type: ignore[arg-type]
+        return events
+
+
+def _play(tmp_path, vision: DirectVision, script_text: str = SCRIPT, stacked_bets: str = "confirm"):
     """The script played on the real stack with ``vision`` for a camera: the timeline and the virtual table's results
     (the dealer's confirmations among them)."""
     script = parse_script(script_text)
     timeline = build_timeline(script)
-    stack = start_stack(tmp_path, script.profile)
+    stack = start_stack(tmp_path, script.profile, stacked_bets=stacked_bets)
     context = zmq.Context()
     pins = table = None
     try:
         wait_for_engine(stack)
         pins = VirtualPins(context, f"ipc://{stack.folder}/run/pins.sock", keys=stack.keys)
-        table = VirtualTable(stack.bus, stack.folder, stack.shoe, pins, vision=vision)
+        table = VirtualTable(stack.bus, stack.folder, stack.shoe, pins, vision=vision,
+                             spreads_stacks=stacked_bets == "spread")
         table.wait_ready()
         table.play(timeline.opening)
         for plan in timeline.coups:
@@ -175,4 +195,40 @@ stacked = [1]
     assert (1, "ante", 10000) in asked[3:]
     flags, settled = _recorded(tmp_path)
     assert flags == Counter((f.coup, f.kind, f.seat) for plan in timeline.coups for f in plan.flags)
+    assert settled == {plan.number: plan.settlement for plan in timeline.coups}
+
+
+STACKED = """
+profile = "fr-2007"
+seats = [2, 5, 7]
+
+[[coup]]
+seed = 23
+bets = { 2 = { ante = 3500 }, 5 = { ante = 2000 }, 7 = { ante = 10000 } }
+decisions = { 2 = "raise", 5 = "fold", 7 = "raise" }
+stacked = [2, 5, 7]
+"""
+
+
+def test_where_the_house_spreads_stacked_bets_the_dealer_has_each_spread_and_keys_no_amount(tmp_path):
+    """``stacked_bets = "spread"``: each stack the camera cannot count is asked spread, the camera reads the pile,
+    and the coup settles and flags as the rules core says with no amount keyed."""
+    vision = StackBlindVision()
+    timeline, results = _play(tmp_path, vision, STACKED, stacked_bets="spread")
+    # the antes, and the raises (a stacked seat raises in a stack too); seat 5 folds
+    assert sorted((seat, zone) for _coup, seat, zone in results.spreads) == [
+        (2, "ante"), (2, "raise"), (5, "ante"), (7, "ante"), (7, "raise")]
+    assert results.confirmations == []
+    flags, settled = _recorded(tmp_path)
+    assert flags == Counter((f.coup, f.kind, f.seat) for plan in timeline.coups for f in plan.flags)
+    assert settled == {plan.number: plan.settlement for plan in timeline.coups}
+
+
+def test_where_the_house_confirms_stacked_bets_the_dealer_keys_each(tmp_path):
+    vision = StackBlindVision()
+    timeline, results = _play(tmp_path, vision, STACKED)
+    assert results.spreads == []
+    keyed = {(seat, zone, amount) for _coup, seat, zone, amount in results.confirmations}
+    assert {(2, "ante", 3500), (2, "raise", 7000), (5, "ante", 2000), (7, "ante", 10000)} <= keyed
+    _flags, settled = _recorded(tmp_path)
     assert settled == {plan.number: plan.settlement for plan in timeline.coups}

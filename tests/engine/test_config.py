@@ -101,6 +101,8 @@ WRONG_VALUES = [
     ('profile = "fr-2007"', "profile = 7", "table.profile", "expected some text"),
     ("minimum_cents = 1000", 'minimum_cents = "1000"', "table.minimum_cents", "whole number"),
     ("minimum_cents = 1000", "minimum_cents = true", "table.minimum_cents", "whole number, got True"),
+    ("jackpot_meter_cents = 0", 'jackpot_meter_cents = 0\nstacked_bets = "spred"', "table.stacked_bets",
+     "expected one of confirm, spread, got 'spred'"),
     ("maximum_cents = 50000", "maximum_cents = 500.5", "table.maximum_cents", "whole number"),
     ("seats = 7", "seats = true", "table.seats", "whole number, got True"),
     ("bonus = true", 'bonus = "yes"', "table.bonus", "true or false"),

@@ -27,7 +27,7 @@ from controller.rules.table import Phase
 
 def asked(seat: int, box: str, amount: int, at_least: bool = False) -> dict[str, object]:
     """A zone « à confirmer » as the referee's state gives it, no amount offered beside the reading."""
-    return {"seat": seat, "box": box, "amount": amount, "at_least": at_least, "alternative": 0}
+    return {"seat": seat, "box": box, "amount": amount, "at_least": at_least, "alternative": 0, "stacked": False}
 
 
 def test_an_unsure_bet_holds_no_more_bets_until_the_dealer_keys_the_amount():

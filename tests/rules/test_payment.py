@@ -18,7 +18,7 @@ from controller.rules.table import Phase, Table
 
 def asked(seat: int, box: str, amount: int, at_least: bool = False) -> dict[str, object]:
     """A zone « à confirmer » as the referee's state gives it, no amount offered beside the reading."""
-    return {"seat": seat, "box": box, "amount": amount, "at_least": at_least, "alternative": 0}
+    return {"seat": seat, "box": box, "amount": amount, "at_least": at_least, "alternative": 0, "stacked": False}
 
 
 def pay(table: Table, seat: int, zone: str, amount: int) -> None:

@@ -8,6 +8,7 @@ test's temporary folder), with copies under build/screenshots/."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import threading
@@ -136,15 +137,12 @@ def busiest_state() -> dict:
 TO_CONFIRM = [{"seat": 1, "box": "raise", "amount": 123450}, {"seat": 3, "box": "ante", "amount": 3300}]
 
 
-@pytest.fixture(scope="module")
-def display(tmp_path_factory):
-    """The web server (uvicorn in a thread) showing the busiest state, and a browser."""
-    if not CHROMIUM.exists():
-        pytest.skip("no /usr/bin/chromium")
-    folder = tmp_path_factory.mktemp("display")
-    state = busiest_state()
-    app = create_app(table_config(folder), follower_factory=None, review_db_path=folder / "review.sqlite",
-                     key_path=folder / "table.key", password_hasher=fast_hasher())
+@contextlib.contextmanager
+def serving(folder: Path, state: dict, table_keys: str = ""):
+    """The web server (uvicorn in a thread) of a table configured in ``folder``, showing ``state``: its app."""
+    app = create_app(table_config(folder, table_keys=table_keys), follower_factory=None,
+                     review_db_path=folder / "review.sqlite", key_path=folder / "table.key",
+                     password_hasher=fast_hasher())
     app.state.live.connected = True
     app.state.live.set_state(state)
     port = free_port()
@@ -153,12 +151,23 @@ def display(tmp_path_factory):
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     assert wait_until(lambda: server.started, timeout=15)
-    with playwright_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
-        yield {"url": f"http://127.0.0.1:{port}/display", "browser": browser, "state": state, "live": app.state.live}
+    try:
+        yield app, f"http://127.0.0.1:{port}/display"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def display(tmp_path_factory):
+    """The web server showing the busiest state, and a browser."""
+    if not CHROMIUM.exists():
+        pytest.skip("no /usr/bin/chromium")
+    state = busiest_state()
+    with serving(tmp_path_factory.mktemp("display"), state) as (app, url), playwright_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+        yield {"url": url, "browser": browser, "state": state, "live": app.state.live}
         browser.close()
-    server.should_exit = True
-    thread.join(timeout=10)
 
 
 @pytest.fixture
@@ -569,3 +578,31 @@ def test_a_bet_read_unsure_is_offered_with_the_likeliest_amount_but_it(display, 
     playwright_api.expect(page.locator('.banner.confirm[data-seat="4"] .title')).to_have_text(
         f"À confirmer : place 4, ante — au moins {euros_fr(6000)}")
     page.close()
+
+
+def test_where_the_house_spreads_stacked_bets_the_dealer_is_asked_to_have_one_spread(display, tmp_path):
+    """``stacked_bets = "spread"``: a stack the camera could not count is asked spread, the zone tagged « à étaler »;
+    a pile read unsure that is no stack is still asked to confirm; while paying, every zone is asked its amount."""
+    from refereeutil import event, opening_events
+
+    referee = Referee(bonus_and_jackpot_rules())
+    for body, t in [*opening_events(), (ChipsChanged(3, "ante", 1000, sure=False, alternative=2000, stacked=True), 10),
+                    (ChipsChanged(3, "bonus", 500, sure=False, stacked=True), 11),
+                    (ChipsChanged(5, "ante", 3000, sure=False), 12)]:
+        referee.handle(event(body, t))
+    with serving(tmp_path, referee.state(), 'stacked_bets = "spread"') as (app, url):
+        page = display["browser"].new_page(viewport={"width": 1280, "height": 800})
+        page.goto(url + "?lang=fr")
+        spread = page.locator(".banner.spread")
+        playwright_api.expect(spread).to_have_text(
+            "↔Étalez la mise : place 3, ante ; bonus → faire étaler la pile par le joueur, la caméra la lira")
+        playwright_api.expect(page.locator('.seat[data-seat="3"] .tag.confirm')).to_have_text(["à étaler"] * 2)
+        playwright_api.expect(page.locator('.banner.confirm:not(.spread)')).to_have_text(
+            f"⌨À confirmer : place 5, ante — lu {euros_fr(3000)} → compter les jetons et saisir le montant")
+        page.close()
+    with serving(tmp_path, referee.state()) as (app, url):  # the house rule by default: confirm
+        page = display["browser"].new_page(viewport={"width": 1280, "height": 800})
+        page.goto(url + "?lang=fr")
+        playwright_api.expect(page.locator(".banner.spread")).to_have_count(0)
+        playwright_api.expect(page.locator(".banner.confirm")).to_have_count(2)
+        page.close()

@@ -10,7 +10,8 @@ const T = {
     rnvp:"Rien ne va plus", flag:"ALERTE", colon:" : ", seatFlag:"place", push:"égalité",
     returned:"rendu", handVoid:"Main nulle", qualifies:"qualifié", notQualifies:"non qualifié",
     toConfirm:"à confirmer", confirmTitle:"À confirmer", read:"lu", unread:"non lue", readAtLeast:"au moins", and:" ; ", shouldHold:"doit contenir", or:"ou",
-    confirmTodo:"compter les jetons et saisir le montant", earlierCoup:"coup précédent", ackTodo:"(lue : touche ack)", cardTodo:"lire la carte et la saisir",
+    confirmTodo:"compter les jetons et saisir le montant", spreadTitle:"Étalez la mise", toSpread:"à étaler",
+    spreadTodo:"faire étaler la pile par le joueur, la caméra la lira", earlierCoup:"coup précédent", ackTodo:"(lue : touche ack)", cardTodo:"lire la carte et la saisir",
     cardN:n => `carte ${n}`, more:n => `+${n} ${n > 1 ? "alertes" : "alerte"}`,
     moreTitle:"alertes les plus anciennes masquées faute de place (leurs places gardent le ⚠)",
     phases:{closed:"Table fermée", betting:"Faites vos jeux", dealing:"Donne", decisions:"Décisions",
@@ -25,7 +26,8 @@ const T = {
     rnvp:"No more bets", flag:"ALERT", colon:": ", seatFlag:"seat", push:"push",
     returned:"returned", handVoid:"Hand void", qualifies:"qualifies", notQualifies:"does not qualify",
     toConfirm:"to confirm", confirmTitle:"To confirm", read:"read", unread:"not read", readAtLeast:"at least", and:"; ", shouldHold:"should hold", or:"or",
-    confirmTodo:"count the chips and key the amount", earlierCoup:"earlier coup", ackTodo:"(read: key ack)", cardTodo:"read the card and key it",
+    confirmTodo:"count the chips and key the amount", spreadTitle:"Spread the bet", toSpread:"to spread",
+    spreadTodo:"have the player spread the stack for the camera to read", earlierCoup:"earlier coup", ackTodo:"(read: key ack)", cardTodo:"read the card and key it",
     cardN:n => `card ${n}`, more:n => `+${n} ${n === 1 ? "alert" : "alerts"}`,
     moreTitle:"oldest alerts hidden for want of room (their seats keep the ⚠)",
     phases:{closed:"Table closed", betting:"Place your bets", dealing:"Dealing", decisions:"Decisions",
@@ -86,8 +88,14 @@ function draw() {
       : `${capital(refused.kind.replace(/-/g, " "))} refused: ${refused.reason}`), el("span", "count", times(refused.count)))] : []));
   // Zones whose chips the camera could not vouch for: the game waits for the dealer's amount. One prompt a seat (the
   // place he walks to), each zone with what was read; amber, not the alerts' red: nothing is wrong yet.
-  const unsure = {};
-  for (const c of s.to_confirm || []) (unsure[c.seat] = unsure[c.seat] || {})[c.box] = c;
+  // Where the house spreads stacked bets, a stack the camera could not count is spread for it to read (not while
+  // paying: the dealer then counts what he paid).
+  const spreading = document.body.dataset.stackedBets === "spread" && s.phase !== "paying";
+  const unsure = {}, toSpread = {};
+  for (const c of s.to_confirm || []) {
+    if (spreading && c.stacked) (toSpread[c.seat] = toSpread[c.seat] || []).push(c.box);
+    else (unsure[c.seat] = unsure[c.seat] || {})[c.box] = c;
+  }
   document.getElementById("confirm").replaceChildren(...Object.entries(unsure).map(([seat, zones]) => {
     // a pile too tall to count gives only a lower bound: « au moins 60,00 € », never « lu 60,00 € »
     // While paying, what the zone should hold once paid or collected: the figure the dealer checks his count against.
@@ -102,6 +110,13 @@ function draw() {
     const b = banner("confirm", "alert", el("span", "icon", "⌨"),
       el("span", "title", `${t.confirmTitle}${t.colon}${t.seatFlag} ${seat}, ${read.join(t.and)}`),
       document.createTextNode(" "), el("span", "todo", "→ " + t.confirmTodo));
+    b.dataset.seat = seat;
+    return b;
+  }), ...Object.entries(toSpread).map(([seat, boxes]) => {
+    const names = boxes.sort((a, b) => ZONES.indexOf(a) - ZONES.indexOf(b)).map(zone => (t[zone] || zone).toLowerCase());
+    const b = banner("confirm spread", "alert", el("span", "icon", "↔"),
+      el("span", "title", `${t.spreadTitle}${t.colon}${t.seatFlag} ${seat}, ${names.join(t.and)}`),
+      document.createTextNode(" "), el("span", "todo", "→ " + t.spreadTodo));
     b.dataset.seat = seat;
     return b;
   }), ...(s.cards_to_confirm || []).map(c => {
@@ -151,10 +166,11 @@ function draw() {
   const nextToPay = s.phase === "paying" ? (s.payments_due || [])[0] : undefined;
   for (let n = 1; n <= 7; n++) {
     const seat = s.seats[String(n)];
-    const zones = unsure[n] || {};
-    // The zone's row stands out, « à confirmer » on it: the chips to count.
+    const zones = unsure[n] || {}, spreads = toSpread[n] || [];
+    // The zone's row stands out, « à confirmer » on it: the chips to count (« à étaler »: the stack to spread).
     const toCount = (row, zone) => {
       if (zone in zones) { row.classList.add("unsure"); row.prepend(el("span", "tag confirm", t.toConfirm)); }
+      if (spreads.includes(zone)) { row.classList.add("unsure"); row.prepend(el("span", "tag confirm", t.toSpread)); }
       return row;
     };
     const box = el("section", "seat" + (seat && (seat.in_play || seat.occupied) ? "" : " vacant")
@@ -187,9 +203,9 @@ function draw() {
         box.append(toCount(row, p.line));
       }
       // A zone read unsure that no line settles still says which chips to count, with what was read.
-      for (const [zone, cents] of Object.entries(zones)) {
+      for (const [zone, c] of Object.entries(zones)) {
         if (paidLines[n].some(p => p.line === zone)) continue;
-        const row = el("div", "bet"); row.append(el("span", "label", t[zone] || zone), el("span", "", plain(cents)));
+        const row = el("div", "bet"); row.append(el("span", "label", t[zone] || zone), el("span", "", plain(c.amount)));
         box.append(toCount(row, zone));
       }
       seats.append(box); continue;
@@ -198,7 +214,7 @@ function draw() {
     if (seat.raise) bets.raise = seat.raise;
     for (const key of ZONES) {
       // A raise read unsure is not taken yet: the row shows what was read.
-      const cents = bets[key] || zones[key];
+      const cents = bets[key] || (zones[key] && zones[key].amount);
       if (!cents) continue;
       const row = el("div", "bet"); row.append(el("span", "label", t[key]), el("span", "", plain(cents)));
       box.append(toCount(row, key));
