@@ -678,3 +678,19 @@ def test_another_face_on_a_card_of_a_seat_buying_nothing_or_not_its_discard_is_n
     assert feed.frames(20, [face(4, "KS", 1200), *hand[1:]]) == []  # a misread of a known card, ignored
     feed.tracker.follow(buying(4, 3))
     assert feed.frames(20, [face(4, "KS", 1200), *hand[1:]]) == []  # not the discard's spot
+
+
+@pytest.mark.parametrize("seat", [1, 4, 7])
+@pytest.mark.parametrize("discard", range(5))
+def test_a_discard_seen_gone_then_the_bought_card_laid_in_its_place_is_a_placement(discard, seat):
+    """The dealer takes the discard and, slower than a card is seen gone, lays the bought card in its place: the
+    discard's removal, then a card placed, never the discard's index identified."""
+    feed, hand = dealt_hand(seat)
+    spot = 1200 + 28 * discard
+    assert feed.frames(5, [*hand[:discard], face(seat, "9H", spot), *hand[discard + 1:]]) == [
+        CardIdentified(seat, discard, "9h")]
+    feed.tracker.follow(buying(seat, discard))
+    gone = [*hand[:discard], *hand[discard + 1:]]
+    assert feed.frames(30, gone) == [CardRemoved(seat, discard)]
+    laid = [*hand[:discard], face(seat, "KS", spot), *hand[discard + 1:]]
+    assert feed.frames(10, laid) == [CardPlaced(seat, "Ks", True, 6)]
