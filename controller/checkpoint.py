@@ -25,7 +25,9 @@ from .referee import RefereeCheckpoint
 from .rules.profile import TableRules
 from .signing import canonical, signed_by
 
-FORMAT = "stud-table-checkpoint/1"
+#: /2: the void coups' alerts held for the dealer's acknowledgement (``Table.held_flags``); a /1 checkpoint is not
+#: taken up, the log is replayed whole instead
+FORMAT = "stud-table-checkpoint/2"
 
 
 class BadCheckpoint(StudTableError, ValueError):

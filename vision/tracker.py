@@ -703,5 +703,5 @@ class Tracker:
         zone.reported, zone.reported_sure, zone.pending, zone.changed_since = total, sure, None, None
         seat, area = key
         offered = alternative if not sure and not at_least and alternative != total else 0
-        return [ChipsChanged(seat, area, total, sure, at_least and not sure, offered,  # type: ignore[arg-type]
-                             stacked and not sure)]
+        return [ChipsChanged(seat, area, total, sure, at_least and not sure,  # type: ignore[arg-type]
+                             offered, stacked)]

@@ -65,7 +65,7 @@ class ChipsChanged(Body, tag="chips_changed"):
     at_least: bool = False
     #: read unsure: the likeliest amount but ``amount`` (cents; 0 for none), offered to the dealer beside it
     alternative: int = 0
-    #: read unsure as a casino stack: where the house spreads stacked bets, the dealer has the player spread it
+    #: read as a casino stack: where the house spreads stacked bets, the dealer has one he is asked about spread
     stacked: bool = False
 
 

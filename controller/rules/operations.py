@@ -220,7 +220,7 @@ class EndCoup(Operation):
 @dataclass(frozen=True, slots=True)
 class AcknowledgeAlerts(Operation):
     """The dealer has read the alerts of the coups before this one: the display stops showing them. A void coup's
-    alerts wait for this; the others go anyway at the next coup's first card."""
+    alerts wait for this; the others go anyway at the next coup's first card. With none shown, it does nothing."""
 
 
 OPERATION_TYPES: dict[str, type[Operation]] = {

@@ -118,7 +118,7 @@ def table_summary(table: Table, history: bool = False) -> dict[str, Any]:
         "payments": payments_data(table),
         "flags": [flag_data(flag) for flag in (table.flags if history else table.coup_flags())],
         # earlier coups' alerts still shown (a void coup's until acknowledged, the last coup's until the first card)
-        "closing_flags": [flag_data(flag) for flag in table.earlier_alerts()],
+        "closing_flags": [flag_data(flag) | {"held": flag in table.held_flags} for flag in table.earlier_alerts()],
         "settlement": _settlement_now(table.settlement, language),
         "last_settlement": _settlement_now(table.last_settlement, language),
         "coups_settled": table.settlement_count,

@@ -1177,8 +1177,8 @@ class Table:
         self.phase = Phase.BETTING
 
     def _verify_acknowledge_alerts(self, op: AcknowledgeAlerts) -> None:
-        self._refuse_unless(bool(self.earlier_alerts()), op, "no alert of an earlier coup is shown",
-                            "aucune alerte d'un coup précédent n'est affichée")
+        """Always taken: a key pressed twice, or a coup exported alone (whose replay starts with no earlier coup's
+        alert), acknowledges nothing more."""
 
     def _acknowledge_alerts(self, op: AcknowledgeAlerts) -> None:
         self.held_flags, self.closing_flags = [], []

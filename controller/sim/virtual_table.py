@@ -446,7 +446,7 @@ class VirtualTable:
             self._flush()
 
     def _spread_out(self, scene: SceneState) -> SceneState:
-        """``scene`` with the stacks the dealer had spread still spread (a zone emptied forgets it)."""
+        """``scene`` with the stacks the dealer had spread in this coup still spread (a zone emptied forgets it)."""
         held = {(stack.seat, stack.box) for stack in scene.chips}
         self._spread_zones &= held
         for stack in scene.chips:
@@ -477,9 +477,12 @@ class VirtualTable:
                            seconds=CAMERA_WAIT_S + 1.0)
             if self._button_refusals == refused:
                 return
-            # refused: he reads why on the display, answers what it asks (an amount to confirm), and presses again
+            # refused: he reads why on the display, answers what it asks (an amount to confirm, what he paid), and
+            # presses again
+            self._seat_paid = button == "payment_done"
             with contextlib.suppress(RuntimeError):
                 self._wait(self._answered_all, "the dealer's confirmations", seconds=CAMERA_WAIT_S)
+            self._seat_paid = False
             self.pause(self.dealer_pace.seconds("change"))
 
     def _watch_camera(self, camera: RenderedCamera) -> None:
@@ -527,6 +530,7 @@ class VirtualTable:
         """Until the coup is settled. With ``recover`` (a real camera may miss things), a coup that does not settle
         is handled as a table chief would: declared void, settled (every stake returned) and paid, and play goes on.
         """
+        self._spread_zones = set()  # the next coup's stacks are the players' own again
         settled = lambda: any(s.coup == plan.number for s in self.results.settled)  # noqa: E731
         try:
             self._wait(settled, f"coup {plan.number}'s payouts")

@@ -532,6 +532,7 @@ def test_a_void_coups_alert_stays_into_the_next_coup_until_the_dealer_keys_ack(d
     playwright_api.expect(alert).to_have_count(1)
     playwright_api.expect(alert).to_contain_text("coup précédentALERTE : Coup déclaré nul")
     playwright_api.expect(alert.locator(".ack")).to_have_text("(lue : touche ack)")
+    assert alert.get_attribute("data-held") == "1"
     handled(referee, [DealerOperation("ack")], first_seq=len(events) + 1)
     assert referee.state()["closing_flags"] == []
     shown(referee.state())
@@ -543,14 +544,15 @@ def test_a_void_coups_alert_stays_into_the_next_coup_until_the_dealer_keys_ack(d
 def test_each_seats_results_and_where_it_stands_in_the_payment_are_read_from_2_m(display, shown, screenshots, width,
                                                                                 height):
     """One alert, as most coups have at most: every line's result on the seat boxes at 32 px or more, and each box
-    says whether it is to pay (seat 1, next), paid (seats 2, 4 to 6), or to collect (seats 3 and 7, owed nothing).
+    says where it stands: to pay (seat 1, next); paid, as the camera judged it (seat 4 right, seats 5 and 6 to put
+    right, seat 2 unchecked, the camera off); or to collect (seats 3 and 7, owed nothing).
     The busiest coup's results come down to the seats' size only where they would push its alerts off the screen."""
     shown(display["state"] | {"flags": display["state"]["flags"][:1], "refusals": []})
     page = display["browser"].new_page(viewport={"width": width, "height": height})
     page.goto(f"{display['url']}?lang=fr")
     playwright_api.expect(page.locator(".flag")).to_have_count(1)
     standing = {n: page.locator(f'.seat[data-seat="{n}"] .standing').inner_text() for n in range(1, 8)}
-    assert standing == {1: "à payer", 2: "payée ✓", 3: "à ramasser", 4: "payée ✓", 5: "payée ✓", 6: "payée ✓",
+    assert standing == {1: "à payer", 2: "payée", 3: "à ramasser", 4: "payée ✓", 5: "à corriger", 6: "à corriger",
                         7: "à ramasser"}
     sizes = page.locator(".seat .result > span:last-child").evaluate_all(
         "es => es.map(e => parseFloat(getComputedStyle(e).fontSize))")
@@ -599,6 +601,9 @@ def test_where_the_house_spreads_stacked_bets_the_dealer_is_asked_to_have_one_sp
         playwright_api.expect(page.locator('.seat[data-seat="3"] .tag.confirm')).to_have_text(["à étaler"] * 2)
         playwright_api.expect(page.locator('.banner.confirm:not(.spread)')).to_have_text(
             f"⌨À confirmer : place 5, ante — lu {euros_fr(3000)} → compter les jetons et saisir le montant")
+        app.state.live.set_state(referee.state() | {"phase": "paying"})  # paying: he counts what he paid
+        playwright_api.expect(page.locator(".banner.spread")).to_have_count(0)
+        playwright_api.expect(page.locator(".banner.confirm")).to_have_count(2)
         page.close()
     with serving(tmp_path, referee.state()) as (app, url):  # the house rule by default: confirm
         page = display["browser"].new_page(viewport={"width": 1280, "height": 800})

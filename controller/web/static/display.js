@@ -10,7 +10,7 @@ const T = {
     rnvp:"Rien ne va plus", flag:"ALERTE", colon:" : ", seatFlag:"place", push:"égalité",
     returned:"rendu", handVoid:"Main nulle", qualifies:"qualifié", notQualifies:"non qualifié",
     toConfirm:"à confirmer", confirmTitle:"À confirmer", read:"lu", unread:"non lue", readAtLeast:"au moins", and:" ; ", shouldHold:"doit contenir", or:"ou",
-    confirmTodo:"compter les jetons et saisir le montant", spreadTitle:"Étalez la mise", toSpread:"à étaler",
+    confirmTodo:"compter les jetons et saisir le montant", spreadTitle:"Étalez la mise", toFix:"à corriger", toSpread:"à étaler",
     spreadTodo:"faire étaler la pile par le joueur, la caméra la lira", earlierCoup:"coup précédent", ackTodo:"(lue : touche ack)", cardTodo:"lire la carte et la saisir",
     cardN:n => `carte ${n}`, more:n => `+${n} ${n > 1 ? "alertes" : "alerte"}`,
     moreTitle:"alertes les plus anciennes masquées faute de place (leurs places gardent le ⚠)",
@@ -26,7 +26,7 @@ const T = {
     rnvp:"No more bets", flag:"ALERT", colon:": ", seatFlag:"seat", push:"push",
     returned:"returned", handVoid:"Hand void", qualifies:"qualifies", notQualifies:"does not qualify",
     toConfirm:"to confirm", confirmTitle:"To confirm", read:"read", unread:"not read", readAtLeast:"at least", and:"; ", shouldHold:"should hold", or:"or",
-    confirmTodo:"count the chips and key the amount", spreadTitle:"Spread the bet", toSpread:"to spread",
+    confirmTodo:"count the chips and key the amount", spreadTitle:"Spread the bet", toFix:"to put right", toSpread:"to spread",
     spreadTodo:"have the player spread the stack for the camera to read", earlierCoup:"earlier coup", ackTodo:"(read: key ack)", cardTodo:"read the card and key it",
     cardN:n => `card ${n}`, more:n => `+${n} ${n === 1 ? "alert" : "alerts"}`,
     moreTitle:"oldest alerts hidden for want of room (their seats keep the ⚠)",
@@ -92,10 +92,7 @@ function draw() {
   // paying: the dealer then counts what he paid).
   const spreading = document.body.dataset.stackedBets === "spread" && s.phase !== "paying";
   const unsure = {}, toSpread = {};
-  for (const c of s.to_confirm || []) {
-    if (spreading && c.stacked) (toSpread[c.seat] = toSpread[c.seat] || []).push(c.box);
-    else (unsure[c.seat] = unsure[c.seat] || {})[c.box] = c;
-  }
+  for (const c of s.to_confirm || []) ((spreading && c.stacked ? toSpread : unsure)[c.seat] ||= {})[c.box] = c;
   document.getElementById("confirm").replaceChildren(...Object.entries(unsure).map(([seat, zones]) => {
     // a pile too tall to count gives only a lower bound: « au moins 60,00 € », never « lu 60,00 € »
     // While paying, what the zone should hold once paid or collected: the figure the dealer checks his count against.
@@ -112,8 +109,9 @@ function draw() {
       document.createTextNode(" "), el("span", "todo", "→ " + t.confirmTodo));
     b.dataset.seat = seat;
     return b;
-  }), ...Object.entries(toSpread).map(([seat, boxes]) => {
-    const names = boxes.sort((a, b) => ZONES.indexOf(a) - ZONES.indexOf(b)).map(zone => (t[zone] || zone).toLowerCase());
+  }), ...Object.entries(toSpread).map(([seat, zones]) => {
+    const names = Object.keys(zones).sort((a, b) => ZONES.indexOf(a) - ZONES.indexOf(b))
+      .map(zone => (t[zone] || zone).toLowerCase());
     const b = banner("confirm spread", "alert", el("span", "icon", "↔"),
       el("span", "title", `${t.spreadTitle}${t.colon}${t.seatFlag} ${seat}, ${names.join(t.and)}`),
       document.createTextNode(" "), el("span", "todo", "→ " + t.spreadTodo));
@@ -148,16 +146,18 @@ function draw() {
   for (const f of earlier.concat(s.flags || [])) {
     const key = `${f.earlier ? "earlier " : ""}${f.kind} ${f.seat}`;
     groups.set(key, {flag: f, count: (groups.has(key) ? groups.get(key).count : 0) + 1});
-    if (f.seat) flaggedSeats.add(String(f.seat));
+    if (f.seat && !f.held) flaggedSeats.add(String(f.seat));  // a void coup's alert stays, its seats' ⚠ does not
   }
   for (const {flag: f, count} of groups.values()) {
     const who = f.seat ? ` — ${t.seatFlag} ${f.seat}` : (f.seat === 0 ? ` — ${t.dealer}` : "");
     const detail = el("div", "detail", (lang === "fr" ? f.detail_fr : f.detail) + " ");
     detail.append(el("span", "todo", "→ " + (lang === "fr" ? f.instruction_fr : f.instruction_en)));
     if (f.earlier) detail.append(" ", el("span", "ack", t.ackTodo));
-    fl.append(banner("flag " + f.severity + (f.earlier ? " earlier" : ""), "alert",
+    const b = banner("flag " + f.severity + (f.earlier ? " earlier" : ""), "alert",
       ...(f.earlier ? [el("span", "tag past", t.earlierCoup)] : []),
-      el("span", "title", `${t.flag}${t.colon}${flagLabel(f)}${who}`), el("span", "count", times(count)), detail));
+      el("span", "title", `${t.flag}${t.colon}${flagLabel(f)}${who}`), el("span", "count", times(count)), detail);
+    if (f.held) b.dataset.held = "1";
+    fl.append(b);
   }
   // Seats 1 to 7 from the dealer's left.
   const seats = document.getElementById("seats"); seats.replaceChildren();
@@ -166,11 +166,11 @@ function draw() {
   const nextToPay = s.phase === "paying" ? (s.payments_due || [])[0] : undefined;
   for (let n = 1; n <= 7; n++) {
     const seat = s.seats[String(n)];
-    const zones = unsure[n] || {}, spreads = toSpread[n] || [];
+    const zones = unsure[n] || {}, spreads = toSpread[n] || {};
     // The zone's row stands out, « à confirmer » on it: the chips to count (« à étaler »: the stack to spread).
     const toCount = (row, zone) => {
       if (zone in zones) { row.classList.add("unsure"); row.prepend(el("span", "tag confirm", t.toConfirm)); }
-      if (spreads.includes(zone)) { row.classList.add("unsure"); row.prepend(el("span", "tag confirm", t.toSpread)); }
+      if (zone in spreads) { row.classList.add("unsure"); row.prepend(el("span", "tag confirm", t.toSpread)); }
       return row;
     };
     const box = el("section", "seat" + (seat && (seat.in_play || seat.occupied) ? "" : " vacant")
@@ -182,16 +182,20 @@ function draw() {
     if (!seat || !(seat.occupied || seat.in_play)) { box.append(el("div", "label", t.vacant)); seats.append(box); continue; }
     if (settlement && paidLines[n]) {
       // Settled: the hand and each line's result say it all (the stakes are in the lines).
-      // The hand, and where the box stands in the payment (to pay, paid, to collect, returned) on the same row.
+      // The hand, and where the box stands in the payment on the same row: to pay; once paid, as the camera judged
+      // it (right, to put right, or not checked with the camera off); to collect; returned.
       const name = settlement.hands[String(n)];
       const owed = paidLines[n].some(p => p.outcome === "win");
       const lost = paidLines[n].some(p => p.net < 0);
-      const standing = owed ? (s.phase !== "paying" || !(s.payments_due || []).includes(n) ? "paid" : "toPay")
+      const check = (s.payments || {})[String(n)] || {};
+      const paid = !check.checked ? "paid" : !check.watched ? "paidUnchecked"
+        : (check.short || check.over || check.not_collected ? "toFix" : "paidRight");
+      const standing = owed ? (s.phase === "paying" && (s.payments_due || []).includes(n) ? "toPay" : paid)
         : (lost ? "toCollect" : "returned");
       const row = el("div", "handline");
       if (name) row.append(el("span", "hand", hand(name)));
-      row.append(el("span", "standing " + standing, {paid: t.paidRight, toPay: t.toPay, toCollect: t.toCollect,
-        returned: t.returned}[standing]));
+      row.append(el("span", "standing " + standing, {paid: t.paid, paidUnchecked: t.paid, paidRight: t.paidRight,
+        toFix: t.toFix, toPay: t.toPay, toCollect: t.toCollect, returned: t.returned}[standing]));
       box.append(row);
       if (seat.hand_void) box.append(el("div", "decision lose", t.handVoid));
       for (const p of paidLines[n]) {
@@ -199,7 +203,7 @@ function draw() {
         // The sign says won or lost; a line that neither wins nor loses says which instead of « 0,00 € ».
         // A zone in doubt shows no figure: the banner says what was read and what it should hold.
         const figure = p.line in zones ? "" : (p.net ? short(p.net) : (t[p.outcome] || p.outcome));
-        row.append(el("span", "", t[p.line] || p.line), el("span", "", figure));
+        row.append(el("span", "line", t[p.line] || p.line), el("span", "figure", figure));
         box.append(toCount(row, p.line));
       }
       // A zone read unsure that no line settles still says which chips to count, with what was read.
@@ -214,7 +218,7 @@ function draw() {
     if (seat.raise) bets.raise = seat.raise;
     for (const key of ZONES) {
       // A raise read unsure is not taken yet: the row shows what was read.
-      const cents = bets[key] || (zones[key] && zones[key].amount);
+      const cents = bets[key] || (zones[key] || spreads[key] || {}).amount;
       if (!cents) continue;
       const row = el("div", "bet"); row.append(el("span", "label", t[key]), el("span", "", plain(cents)));
       box.append(toCount(row, key));
@@ -304,7 +308,10 @@ function draw() {
 // the refusal hold the game up: they stay.
 function makeRoom() {
   const more = document.getElementById("more"); more.replaceChildren();
-  const seats = document.getElementById("seats"), flags = [...document.getElementById("flags").children];
+  // a void coup's alerts, held until the dealer acknowledges them, are the last to give way
+  const all = [...document.getElementById("flags").children];
+  const flags = [...all.filter(f => !f.dataset.held), ...all.filter(f => f.dataset.held)];
+  const seats = document.getElementById("seats");
   const fits = () => {
     const bottom = seats.getBoundingClientRect().bottom + 1;
     return [...seats.children].every(b => b.scrollHeight <= b.clientHeight + 1 && b.getBoundingClientRect().bottom <= bottom
@@ -325,7 +332,7 @@ function makeRoom() {
     more.replaceChildren(note);
   }
   // No room even without them: hiding them would only lose them.
-  if (hidden && !fits()) { document.getElementById("flags").replaceChildren(...flags); more.replaceChildren(); }
+  if (hidden && !fits()) { document.getElementById("flags").replaceChildren(...all); more.replaceChildren(); }
 }
 addEventListener("resize", render);
 document.getElementById("lang").addEventListener("click", () => {
