@@ -52,6 +52,12 @@ class TrainedReader:
 
 #: the stack readers: the virtual table's camera at 1920x1080 and at 3840x2160
 READERS = (TrainedReader(0.9, ONNX_PATH, 0.98), TrainedReader(1.8, MODELS / "stack_reader_4k.onnx", 0.95))
+#: A lone chip the counter reads is not vouched for once the stack reader gives a stack this much chance: from above,
+#: two chips of one colour stacked show one. Chosen on renderer seeds 200-211 (``benchmarks/chips.py --first-seed 200
+#: --built-stacks``): the 6 lone readings wrong and sure there had 0.00087 to 0.066, the 82 right ones at most
+#: 0.00011; with a third of the zones stacked (``--stacked-share 0.35``) it sends 10 of 36 right lone chips to the
+#: dealer (models/EXPERIMENTS.md, 2026-12-07).
+LONE_CHIP_DOUBT = 0.0003
 #: the certainty given to a reading that contradicts itself or that its reader is not sure enough of
 #: (``TrainedReader.vouch_from``): low enough that no tracker vouches for it, not 0 (a certainty of 0 says "too many
 #: to count")
@@ -123,11 +129,14 @@ def merge_readings(counter: np.ndarray, stacked: np.ndarray, stack_counts: np.nd
     stack reader is unsure about is unsure whichever reading is given. A count at either model's top class (too
     many to count) has certainty 0, as ``reading_certainty`` says. A stack reading of fewer than two chips, or
     lacking a denomination the counter sees, is given ``UNSURE``, and so is a stack reading whose certainty is under
-    ``vouch_from`` (the reader's ``StackReader.vouch_from``)."""
+    ``vouch_from`` (the reader's ``StackReader.vouch_from``), and a lone chip read by the counter where the stack
+    reader gives a stack ``LONE_CHIP_DOUBT`` or more."""
     chosen = []
     for spread, stack, p in zip(readings(counter), readings(stack_counts), stacked, strict=True):
         if p < 0.5:
-            chosen.append((spread[0], spread[1] * float(1 - p)))
+            certainty = spread[1] * float(1 - p)
+            lone = sum(spread[0].values()) == 1 and p >= LONE_CHIP_DOUBT
+            chosen.append((spread[0], min(certainty, UNSURE) if lone else certainty))
         elif sum(stack[0].values()) < 2 or not set(spread[0]) <= set(stack[0]):
             # a "stack" of fewer than two chips contradicts itself; a denomination the counter sees in the zone
             # but the stack reader (which sees only its middle) does not may be chips beside the stack: unsure

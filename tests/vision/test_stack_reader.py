@@ -18,6 +18,7 @@ from controller.sim.scene import SceneState
 from vision.calibrate import calibrate
 from vision.chip_counter import DENOMINATIONS, MAX_COUNT, next_likeliest
 from vision.stack_reader import (
+    LONE_CHIP_DOUBT,
     ONNX_PATH,
     READERS,
     STACK_MAX_COUNT,
@@ -49,8 +50,8 @@ def test_the_reading_of_the_likelier_kind_is_given_with_that_kinds_probability()
     counter = np.stack([one_hot(spread, MAX_COUNT)] * 3)
     stacks = np.stack([one_hot(stack, STACK_MAX_COUNT)] * 3)
     (reading_a, certainty_a), (reading_b, certainty_b), (reading_c, certainty_c) = merge_readings(
-        counter, np.array([0.02, 0.97, 0.6], np.float32), stacks)
-    assert reading_a == {DENOMINATIONS[2]: 1} and certainty_a == pytest.approx(0.98)
+        counter, np.array([0.0001, 0.97, 0.6], np.float32), stacks)
+    assert reading_a == {DENOMINATIONS[2]: 1} and certainty_a == pytest.approx(0.9999)
     assert reading_b == {DENOMINATIONS[2]: 4} and certainty_b == pytest.approx(0.97)
     # a zone the stack reader is unsure of is unsure, whichever reading it gives: the dealer is asked
     assert reading_c == {DENOMINATIONS[2]: 4} and certainty_c < TrackerConfig().sure_certainty
@@ -74,9 +75,24 @@ def test_a_stack_reading_under_its_readers_own_certainty_is_unsure() -> None:
     assert plain >= TrackerConfig().sure_certainty  # the tracker alone would vouch for it
     assert reading == {DENOMINATIONS[2]: 4} and held < TrackerConfig().sure_certainty
     # the counter's reading (no stack likely) is the tracker's to judge, whatever the stack reader's own rule
-    (spread, certainty), = merge_readings(counter, np.array([0.001]), stacks, vouch_from=0.95)
+    (spread, certainty), = merge_readings(counter, np.array([0.0001]), stacks, vouch_from=0.95)
     assert spread == {DENOMINATIONS[2]: 1} and certainty >= TrackerConfig().sure_certainty
     assert [StackReader(trained.path).vouch_from for trained in READERS] == [0.98, 0.95]
+
+
+def test_a_lone_chip_is_not_vouched_for_where_the_stack_reader_gives_a_stack_some_chance() -> None:
+    # from above, two chips of one colour stacked show one: the counter reads one, the stack reader hesitates
+    counter = np.stack([one_hot([0, 1, 0, 0, 0], MAX_COUNT)] * 3)
+    stacks = np.stack([one_hot([0, 2, 0, 0, 0], STACK_MAX_COUNT)] * 3)
+    vouched = TrackerConfig().sure_certainty
+    below, at, likelier = merge_readings(counter, np.array([LONE_CHIP_DOUBT / 2, LONE_CHIP_DOUBT, 0.2]), stacks)
+    assert below == ({DENOMINATIONS[1]: 1}, pytest.approx(1 - LONE_CHIP_DOUBT / 2))
+    assert at[0] == {DENOMINATIONS[1]: 1} and at[1] < vouched
+    assert likelier[1] < vouched
+    # two chips read spread are no lone chip: the rule is the counter's own certainty times no stack
+    pair = np.stack([one_hot([0, 2, 0, 0, 0], MAX_COUNT)])
+    (_, certainty), = merge_readings(pair, np.array([0.02]), stacks[:1])
+    assert certainty == pytest.approx(0.98)
 
 
 def test_the_dealer_is_offered_the_likeliest_amount_but_the_one_read() -> None:
