@@ -125,6 +125,9 @@ class TrackerConfig:
     #: this long has been lifted to look: as fast as a card is seen laid (a player reads his cards in a second or
     #: two, shorter than ``gone_ms``); a hand half covered by the dealer's arm is occluded, not missing
     lifted_ms: int = 600
+    #: the same for a hand of one card, missed by the detector for a few frames likelier than two: longer, still
+    #: shorter than a player reads a card (1 to 3 s, ``controller.sim.pace``) and than ``gone_ms``
+    lifted_one_ms: int = 900
     #: during the deal, a card seen steadily waits at most this long for a card laid before it, still unsettled (or
     #: under a hand), to be placed first: the cards are reported in the order dealt, whatever hid one a moment
     order_wait_ms: int = 1500
@@ -151,7 +154,7 @@ class TrackerConfig:
         for name in ("steady_frames", "gone_frames"):
             if getattr(self, name) < 1:
                 raise ValueError(f"TrackerConfig.{name} must be at least 1, got {getattr(self, name)}")
-        for name in ("steady_ms", "gone_ms", "forget_ms", "doubt_ms", "lifted_ms", "order_wait_ms"):
+        for name in ("steady_ms", "gone_ms", "forget_ms", "doubt_ms", "lifted_ms", "lifted_one_ms", "order_wait_ms"):
             if getattr(self, name) < 0:
                 raise ValueError(f"TrackerConfig.{name} must not be negative, got {getattr(self, name)}")
         if self.match_mm <= 0:
@@ -493,8 +496,9 @@ class Tracker:
                 track.missing.add(t_ms)
         hand.leftovers = [c for c in hand.leftovers if not self._gone(c)]
         gone = [c for c in present if self._gone(c)]
-        if not gone and self.dealing and seat != DEALER and len(present) >= 2 and all(
-                c.missing is not None and c.missing.steady(config.steady_frames, config.lifted_ms) for c in present):
+        lifted_ms = config.lifted_ms if len(present) >= 2 else config.lifted_one_ms
+        if not gone and self.dealing and seat != DEALER and present and all(
+                c.missing is not None and c.missing.steady(config.steady_frames, lifted_ms) for c in present):
             gone = present  # the whole hand lifted to look
         if gone:
             events += self._leave(seat, hand, gone)

@@ -227,10 +227,14 @@ def test_a_players_whole_hand_lifted_to_look_is_seen_as_fast_as_a_card_laid():
     assert feed.frames(6, []) == []  # 0.5 s: not yet
     assert feed.frames(1, []) == [CardsLifted(5)]
     assert feed.frames(10, hand) == []  # laid back: the same cards
-    # a hand of one card missing that long is not yet a look (a card missed by the detector a few frames)
+    # a hand of one card missing that long is not yet a look (a card missed by the detector a few frames); missing
+    # for ``lifted_one_ms``, shorter than a player reads it and than ``gone_ms``, it is
     feed = Feed(Tracker(CONFIG, dealing=True))
     feed.frames(5, [back(5, 600)])
     assert feed.frames(7, []) == []
+    assert feed.frames(2, []) == []  # 0.8 s
+    assert feed.frames(1, []) == [CardsLifted(5)]  # 0.9 s
+    assert feed.frames(10, [back(5, 600)]) == []  # laid back: the same card
 
 
 @pytest.mark.parametrize("held", [True, False])
