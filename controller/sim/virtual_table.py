@@ -71,6 +71,9 @@ VISION_WAIT_S = 10.0
 SCENE_HOLD_S = 0.4
 #: a doubtful reading the table has not asked about after this long was settled by the camera's next one
 DOUBT_SETTLES_S = 1.0
+#: a zone still asked about this long after he keyed its amount is asked again (the camera read it unsure once more
+#: after the engine took his amount): he keys it again
+KEYED_SETTLES_S = 2.0
 #: how long the table waits for the vision process's camera at its start (it calibrates, loads its models)
 VISION_START_S = 60.0
 #: how many times the dealer at a real pace presses a button the table refuses
@@ -196,9 +199,9 @@ class VirtualTable:
         #: the zones whose ante he corrected in this coup: the table doubts the camera's readings of them from then
         #: on, as the camera's own doubtful ones, and so does he
         self._misread: set[tuple[int, str]] = set()
-        #: the amounts he keyed for zones still asked about (the engine has not read them yet), and whether he is
-        #: done paying the seat: while paying he keys a zone's amount only once his chips lie there
-        self._keyed: dict[tuple[int, str], int] = {}
+        #: the amounts he keyed for zones still asked about, and when (the engine may not have read them yet), and
+        #: whether he is done paying the seat: while paying he keys a zone's amount only once his chips lie there
+        self._keyed: dict[tuple[int, str], tuple[int, float]] = {}
         self._seat_paid = False
         #: zones the camera has just read surely (zone -> when): the display drops its question about them once the
         #: engine has read that, which the dealer sees before he keys anything; a question still up a second on (the
@@ -283,7 +286,7 @@ class VirtualTable:
                            if self.spreads_stacks and entry.get("stacked") and self.phase != "paying"}
         self._doubts = _still_in_doubt(self._doubts, list(asked))
         self._to_confirm = asked
-        self._keyed = {zone: amount for zone, amount in self._keyed.items() if zone in asked}
+        self._keyed = {zone: keyed for zone, keyed in self._keyed.items() if zone in asked}
         self._answer()
 
     def _answer(self) -> None:
@@ -295,7 +298,8 @@ class VirtualTable:
                 self._spread(seat, zone)
                 continue
             amount = sum(next((s.chips for s in self.scene.chips if (s.seat, s.box) == (seat, zone)), ()))
-            if self._keyed.get((seat, zone)) == amount or (seat, zone) in self._vouched:
+            keyed, keyed_at = self._keyed.get((seat, zone), (None, 0.0))
+            if (keyed == amount and time.monotonic() - keyed_at < KEYED_SETTLES_S) or (seat, zone) in self._vouched:
                 continue  # keyed already, or read surely since: the engine has not read that yet
             if self.phase == "paying":
                 line = f"paying seat={seat} zone={zone} amount={format_money(amount)}"
@@ -313,7 +317,7 @@ class VirtualTable:
             self.results.confirmations.append((self.coup_number, seat, zone, amount))
             self.results.confirmation_digits.append(
                 0 if amount in self._offered.get((seat, zone), set()) else keyed_digits(amount))
-            self._keyed[seat, zone] = amount
+            self._keyed[seat, zone] = (amount, time.monotonic())
 
     def _confirm_cards(self, to_confirm: list[dict[str, object]]) -> None:
         """The dealer names each card the table asks about: the card that lies there (the scene's truth)."""
