@@ -110,7 +110,8 @@ def test_the_reader_reads_the_bets_on_the_blue_cloth_as_on_the_green_one_and_not
 
 
 class _Sure:
-    """A model stand-in that reads one 5 € chip in every zone, certain of it; the stack reader's stack probability
+    """A model stand-in that reads two 5 € chips in every zone, certain of it (two: a lone chip is doubted on a
+    stack probability of its own, ``vision.stack_reader.LONE_CHIP_DOUBT``); the stack reader's stack probability
     as given."""
 
     vouch_from = 0.0  # as a stack reader's: the tracker alone judges
@@ -121,7 +122,7 @@ class _Sure:
     def probabilities(self, crops):
         counts = np.zeros((len(crops), len(DENOMINATIONS), self.classes), np.float32)
         counts[:, :, 0] = 1
-        counts[:, DENOMINATIONS.index(500)] = np.eye(self.classes)[1]
+        counts[:, DENOMINATIONS.index(500)] = np.eye(self.classes)[2]
         if self.stack_probability is None:
             return counts
         return np.full(len(crops), self.stack_probability, np.float32), counts
