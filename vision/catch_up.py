@@ -3,11 +3,28 @@
 A dealer presses « fin de donne » as he lays the last card: the camera reports the card once it has held steady
 over several frames, after the press has reached the engine. The engine holds the press; this tells it, press by
 press, once every change that began on the felt before the press has been reported (``CameraCaughtUp``).
+
+The engine plays what the camera reports while a press is held before the press. So a change that began after the
+press (a player raising as the dealer ends the deal, a bought card laid as he keys the purchase), decided before
+the camera has caught up, is held back and told after the catch-up: the engine plays it after the press, in the
+order the table saw.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from controller.bus.schema import ChipsChanged
+from vision.tracker import Event, Timed, ZoneKey
+
 Press = tuple[str, int]  # the press's publisher and sequence number
+
+
+def zone_of(event: Event) -> ZoneKey:
+    """The zone an event is about: a position's cards, or one of a seat's betting boxes."""
+    if isinstance(event, ChipsChanged):
+        return event.seat, event.box
+    return getattr(event, "position", getattr(event, "seat", -1)), "cards"
 
 
 class CatchUp:
@@ -20,10 +37,12 @@ class CatchUp:
     def __init__(self) -> None:
         #: press -> frames read since it was heard of, and the time of the frame the wait is measured from
         self._awaited: dict[Press, tuple[int, int | None]] = {}
+        #: events of changes begun after a press still awaited, in the order the tracker decided them
+        self._held: list[Timed] = []
 
     def __bool__(self) -> bool:
-        """Whether any press is awaited."""
-        return bool(self._awaited)
+        """Whether any press is awaited or any event held back."""
+        return bool(self._awaited or self._held)
 
     def follow(self, awaiting: object) -> None:
         """The engine's state says which presses it holds (``awaiting_camera``): keep those, take up new ones."""
@@ -33,22 +52,46 @@ class CatchUp:
                 and isinstance(press[0], str) and isinstance(press[1], int)}
         self._awaited = {press: self._awaited.get(press, (0, None)) for press in held}
 
-    def frame_read(self, t_ms: int, undecided_since: int | None) -> list[Press]:
-        """A frame read (time ``t_ms``), the tracker's oldest undecided change then began at ``undecided_since``:
-        the presses now caught up with, no longer awaited."""
-        caught_up = []
+    def frame_read(self, t_ms: int, undecided_since: int | None,
+                   events: Sequence[Timed] = ()) -> list[Press | Event]:
+        """A frame read (time ``t_ms``), the tracker's oldest undecided change then began at ``undecided_since``,
+        and the events it decided: what to tell, in order. Each press caught up with comes after the events of the
+        changes begun up to it; events of later changes wait for the presses awaited before them."""
+        caught_up: list[tuple[int, Press]] = []
         for press, (read, since) in list(self._awaited.items()):
             read += 1
             if since is None and read >= 2:
                 since = t_ms
             self._awaited[press] = read, since
             if since is not None and (undecided_since is None or undecided_since > since):
-                caught_up.append(press)
+                caught_up.append((since, press))
                 del self._awaited[press]
-        return caught_up
+        told: list[Press | Event] = []
+        self._held += events
+        for since, press in sorted(caught_up):
+            told += self._release(since)
+            told.append(press)
+        horizon = min((since for _read, since in self._awaited.values() if since is not None), default=None)
+        told += self._release(horizon)
+        return told
 
-    def all(self) -> list[Press]:
-        """Every press awaited, no longer awaited: the camera reads nothing (not calibrated), so nothing is to
-        come."""
-        presses, self._awaited = list(self._awaited), {}
-        return presses
+    def _release(self, horizon: int | None) -> list[Event]:
+        """The held events of changes begun up to ``horizon`` (all, without one); a zone's events keep their order:
+        one held holds the zone's next ones."""
+        released, held, blocked = [], [], set()
+        for began, event in self._held:
+            zone = zone_of(event)
+            if zone in blocked or horizon is not None and began is not None and began > horizon:
+                held.append((began, event))
+                blocked.add(zone)
+            else:
+                released.append(event)
+        self._held = held
+        return released
+
+    def all(self) -> list[Press | Event]:
+        """Every press awaited, no longer awaited, then every event held: the camera reads nothing (not
+        calibrated), so nothing is to come."""
+        presses: list[Press | Event] = list(self._awaited)
+        self._awaited = {}
+        return presses + self._release(None)

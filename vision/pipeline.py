@@ -42,7 +42,7 @@ from vision.capture import Frame, FrameGrabber, open_source
 from vision.catch_up import CatchUp, Press
 from vision.evidence import draw_evidence, save_evidence
 from vision.table_reader import FrameReading, TableReader
-from vision.tracker import TOPICS, Observation, Tracker, hand_stagger
+from vision.tracker import TOPICS, Event, Observation, Tracker, hand_stagger
 
 log = logging.getLogger(__name__)
 
@@ -154,13 +154,18 @@ class VisionProcess:
                     log.error("vision: %s", error)
                 self.catch_up.follow(body.state.get("awaiting_camera"))
                 if self.reader is None:  # nothing is read: nothing to catch up with
-                    self._caught_up(self.catch_up.all())
+                    self._tell(self.catch_up.all())
             elif isinstance(body, FlagRaised):
                 self.write_evidence(body)
 
-    def _caught_up(self, presses: list[Press]) -> None:
-        for publisher, seq in presses:
-            self.publisher.publish("vision.camera", CameraCaughtUp(publisher, seq))
+    def _tell(self, told: list[Press | Event]) -> None:
+        """Publish, in order, the tracker's events and the presses caught up with."""
+        for what in told:
+            if isinstance(what, tuple):
+                self.publisher.publish("vision.camera", CameraCaughtUp(*what))
+            else:
+                self.publisher.publish(TOPICS[type(what)], what)
+                self.stats.events += 1
 
     def _ensure_reader(self, image: np.ndarray) -> bool:
         size = (image.shape[1], image.shape[0])
@@ -217,13 +222,12 @@ class VisionProcess:
             log.warning("vision: the camera's clock went back (%d ms after %d ms): tracking starts again",
                         frame.t_ms, self.tracker.last_ms)
             self.tracker.restart_clock()
-        events = self.tracker.track(frame.t_ms, found, occluded)
-        for event in events:
-            self.publisher.publish(TOPICS[type(event)], event)
-            self.stats.events += 1
+        timed = self.tracker.track_timed(frame.t_ms, found, occluded)
         if self.catch_up:  # the tracker's undecided changes are looked through only while a press waits
-            self._caught_up(self.catch_up.frame_read(frame.t_ms, self.tracker.undecided_since()))
-        return events
+            self._tell(self.catch_up.frame_read(frame.t_ms, self.tracker.undecided_since(), timed))
+        else:
+            self._tell([event for _began, event in timed])
+        return [event for _began, event in timed]
 
     def _check_markers(self, image: np.ndarray) -> None:
         """A knocked camera: the felt's markers are no longer where they were. Seen in two checks in a row (an arm

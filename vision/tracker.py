@@ -112,6 +112,9 @@ class Observation:
 
 
 Event = Body
+#: an event and the frame time its change began at (None where it is a judgement over frames, as a face in doubt
+#: settled, rather than a change on the felt)
+Timed = tuple[int | None, Event]
 
 
 @dataclass(frozen=True)
@@ -377,6 +380,13 @@ class Tracker:
 
     def track(self, t_ms: int, observations: Iterable[Observation],
               occluded_zones: Iterable[ZoneKey] = ()) -> list[Event]:
+        """The events this frame settles."""
+        return [event for _began, event in self.track_timed(t_ms, observations, occluded_zones)]
+
+    def track_timed(self, t_ms: int, observations: Iterable[Observation],
+                    occluded_zones: Iterable[ZoneKey] = ()) -> list[Timed]:
+        """The events this frame settles, each with when its change began: a change begun after a button press
+        is told after the camera's catch-up with it (``vision.catch_up``)."""
         if self._last_ms is not None and t_ms < self._last_ms:
             raise ValueError(f"frame time went back: {t_ms} ms after {self._last_ms} ms")
         self._last_ms = t_ms
@@ -400,7 +410,7 @@ class Tracker:
                 stacked[key] = stacked.get(key, False) or obs.stacked
             elif obs.confidence >= self.config.min_confidence:
                 cards.setdefault(obs.seat, []).append(obs)
-        events: list[Event] = []
+        events: list[Timed] = []
         ready: list[tuple[int, int, _Candidate]] = []
         for seat in sorted(set(self._hands) | set(cards)):
             hand = self._hands.setdefault(seat, _Hand())
@@ -410,7 +420,7 @@ class Tracker:
         ready = [each for each in ready if not self._laid_before(t_ms, each[2])]
         for _since, seat, candidate in sorted(ready, key=self._dealing_order(ready)):
             self._hands[seat].candidates.remove(candidate)
-            events += self._settle(seat, self._hands[seat], candidate)
+            events += [(candidate.since, event) for event in self._settle(seat, self._hands[seat], candidate)]
         for key in sorted(set(self._chips) | set(chips)):
             if key not in occluded:
                 sure = certainty.get(key, 1.0) >= self.config.sure_certainty
@@ -452,7 +462,7 @@ class Tracker:
         return lambda r: (r[0], rounds[id(r[2])], r[1] == DEALER, r[1])
 
     def _track_hand(self, t_ms: int, seat: int, hand: _Hand, seen: list[Observation], occluded: bool,
-                    events: list[Event]) -> list[_Candidate]:
+                    events: list[Timed]) -> list[_Candidate]:
         config = self.config
         if hand.ghosts:
             seen = [o for o in seen if not (o.kind == "card_back" and any(
@@ -501,7 +511,8 @@ class Tracker:
                 c.missing is not None and c.missing.steady(config.steady_frames, lifted_ms) for c in present):
             gone = present  # the whole hand lifted to look
         if gone:
-            events += self._leave(seat, hand, gone)
+            began = min(c.missing.first_ms for c in gone if c.missing is not None)
+            events += [(began, event) for event in self._leave(seat, hand, gone)]
         if not occluded:
             # a card first seen as its zone comes out from under a hand may have been laid while the hand was over it
             covering = self._uncovered.get((seat, "cards"))
@@ -519,13 +530,15 @@ class Tracker:
     def _gone(self, card: _Card) -> bool:
         return card.missing is not None and card.missing.steady(self.config.gone_frames, self.config.gone_ms)
 
-    def _watch_face(self, seat: int, card: _Card, t_ms: int, obs: Observation) -> list[Event]:
+    def _watch_face(self, seat: int, card: _Card, t_ms: int, obs: Observation) -> list[Timed]:
         """A card showing the other face steadily has been turned; one frame of the old face cancels it."""
         if (obs.kind == "card_face") == card.face_up:
             card.turning = None
-            return self._vote(seat, card, t_ms, self._vote_of(obs)) if card.doubt and obs.kind == "card_face" else []
+            if card.doubt and obs.kind == "card_face":
+                return [(None, event) for event in self._vote(seat, card, t_ms, self._vote_of(obs))]
+            return []
         votes = self._steadily_other(card, t_ms, obs)
-        return self._turn(seat, card, votes) if votes is not None else []
+        return [(votes.first_ms, event) for event in self._turn(seat, card, votes)] if votes is not None else []
 
     def _steadily_other(self, card: _Card, t_ms: int, obs: Observation) -> _Run | None:
         """One more frame showing the card otherwise than it was known: the frames that did, once steady (the
@@ -540,7 +553,7 @@ class Tracker:
         return votes
 
     def _watch_discard(self, seat: int, hand: _Hand, card: _Card, t_ms: int, obs: Observation,
-                       heard_ms: int) -> list[Event]:
+                       heard_ms: int) -> list[Timed]:
         """The discard of a seat awaiting its bought card. A dealer takes it and lays the bought card in its place
         in one movement, faster than a card is seen gone: its spot showing steadily another face than the discard's
         is the discard removed and the bought card placed, never the discard's new face; showing a back where the
@@ -561,8 +574,9 @@ class Tracker:
         face_up, _identity = votes.reading()
         if not face_up:
             hand.ghosts.append(card)
-            return [CardRemoved(seat, card.index)]
-        return [CardRemoved(seat, card.index), *self._place(seat, hand, card.x, card.y, votes, card.index)]
+            return [(votes.first_ms, CardRemoved(seat, card.index))]
+        return [(votes.first_ms, event) for event in
+                [CardRemoved(seat, card.index), *self._place(seat, hand, card.x, card.y, votes, card.index)]]
 
     def _turn(self, seat: int, card: _Card, votes: _Run) -> list[Event]:
         """The card now shows the face its frames (``votes``) read."""
@@ -688,7 +702,7 @@ class Tracker:
         return faces >= 2 and 3 * faces >= seen.frames
 
     def _track_chips(self, t_ms: int, key: ZoneKey, total: int, sure: bool, at_least: bool, alternative: int = 0,
-                     stacked: bool = False) -> list[Event]:
+                     stacked: bool = False) -> list[Timed]:
         """A zone's total (and whether the counter vouches for it) is reported once it has held steady; a total
         reported unsure is reported again once read sure. Unsure, with the likeliest value but it that the frame
         it steadied on gives (``alternative``): the dealer is offered both; and whether it is a casino stack's
@@ -704,8 +718,9 @@ class Tracker:
         zone.pending.add(t_ms)
         if not zone.pending.steady(self.config.steady_frames, self.config.steady_ms):
             return []
+        began = zone.changed_since
         zone.reported, zone.reported_sure, zone.pending, zone.changed_since = total, sure, None, None
         seat, area = key
         offered = alternative if not sure and not at_least and alternative != total else 0
-        return [ChipsChanged(seat, area, total, sure, at_least and not sure,  # type: ignore[arg-type]
-                             offered, stacked)]
+        return [(began, ChipsChanged(seat, area, total, sure, at_least and not sure,  # type: ignore[arg-type]
+                                     offered, stacked))]
