@@ -87,10 +87,13 @@ class Outcome:
     awaits_camera: bool = False
     #: for an outcome in ``released``: the kind of event it played (``ButtonPressed``, ``DealerOperation``)
     event: str = ""
+    #: what the chip readings held while the showdown waited did, played once this event settled the coup
+    #: (``Referee.before_settlement``)
+    then: list[Outcome] = field(default_factory=list)
 
     def all(self) -> list[Outcome]:
-        """The outcomes of the presses released, then this event's own."""
-        return [*self.released, self]
+        """The outcomes of the presses released, then this event's own, then the chip readings it let through."""
+        return [*self.released, self, *self.then]
 
 
 @dataclass
@@ -144,6 +147,12 @@ class Referee:
         #: the engine gives up on an answer after ``engine.CAMERA_WAIT_S`` (``CameraWaitOver``); both are recorded,
         #: so a replay holds and releases each press exactly as it was.
         self.awaiting: list[Envelope] = []
+        #: the camera's chip readings while the dealer's hand is shown but the coup not yet settled (a card still
+        #: to be read or named). A dealer pays and collects as soon as his hand is turned, not when the camera has
+        #: read it: played at once, his payments would be bets moved after « rien ne va plus ». They are played
+        #: as the coup's payment once it settles; a bet a player moves meanwhile is then judged by the payment
+        #: check (overpaid, stake not collected).
+        self.before_settlement: list[Envelope] = []
 
     @classmethod
     def resume(cls, rules: TableRules, checkpoint: RefereeCheckpoint) -> Referee:
@@ -296,12 +305,26 @@ class Referee:
             coup = self.table.coup.number
             played = self._play(press)
             played.event = type(press.body).__name__
-            released.append(played)
+            released += [played, *self._play_before_settlement()]
             if self.table.coup.number != coup:  # a coup's end: what was pressed after it waits on
                 break
         outcome = self._play(envelope)
         outcome.released = released
+        outcome.then = self._play_before_settlement()
         return outcome
+
+    def _play_before_settlement(self) -> list[Outcome]:
+        """The chip readings held while the showdown waited, played once it is settled (a void coup's included:
+        its stakes are returned)."""
+        if not self.before_settlement or self.table.phase is not Phase.PAYING:
+            return []
+        held, self.before_settlement = self.before_settlement, []
+        outcomes = []
+        for envelope in held:
+            outcome = self._play(envelope)
+            outcome.event = type(envelope.body).__name__
+            outcomes.append(outcome)
+        return outcomes
 
     def _released_by(self, body: object) -> list[Envelope]:
         """The held presses ``body`` lets through: those up to the one the camera caught up with or the engine
@@ -320,6 +343,10 @@ class Referee:
         return []
 
     def _play(self, envelope: Envelope) -> Outcome:
+        if isinstance(envelope.body, ChipsChanged) and self.table.phase is Phase.SHOWDOWN:
+            self._clock(envelope)
+            self.before_settlement.append(envelope)
+            return Outcome()
         try:
             outcome = self._handle(envelope)
             self.doubts.ask_payments_unseen(self.table)

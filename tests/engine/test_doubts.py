@@ -243,6 +243,42 @@ def test_the_cameras_sure_reading_of_a_card_in_doubt_settles_it_and_a_doubt_on_a
     assert outcome.refusal is not None and outcome.refusal.reason_fr == "carte « Zz » inconnue"
 
 
+def test_chips_paid_and_collected_before_the_camera_has_read_the_showdown_are_the_payment_once_it_settles():
+    """The dealer turns his hand and pays at once, seat 6's last card not yet read: his payment and collection are
+    not bets moved after « rien ne va plus ». They are played as the payment once the coup settles, and a stake a
+    player adds meanwhile is judged by the payment (paid too much)."""
+    referee, t = showdown_waiting_for_a_card()
+    referee.handle(event(CameraStatus(True), t))
+    meanwhile = [ChipsChanged(6, "raise", 4000), ChipsChanged(6, "ante", 2000), ChipsChanged(3, "raise", 0),
+                 ChipsChanged(3, "ante", 0), ChipsChanged(4, "ante", 1500)]
+    for reading in meanwhile:
+        t += 1
+        outcome = referee.handle(event(reading, t))
+        assert (outcome.operation, outcome.flags, outcome.refused) == (None, [], None)
+    outcome = referee.handle(event(DealerOperation("identify position=6 index=5 card=5c"), t + 1))
+    assert isinstance(outcome.operation, Settle)
+    assert [(type(each.operation).__name__, each.event) for each in outcome.then] == [
+        ("PaymentSeen", "ChipsChanged")] * 5
+    # seat 4's chips, put down before seat 6 was paid, are told at once
+    assert [(flag.kind, flag.seat) for each in outcome.all() for flag in each.flags] == [
+        (FlagKind.PAID_OUT_OF_ORDER, 4)]
+    assert referee.handle(event(ButtonPressed("payment_done"), t + 2)).flags == []  # seat 6 paid right
+    referee.handle(event(ChipsChanged(4, "raise", 4000), t + 3))
+    referee.handle(event(ChipsChanged(4, "ante", 2500), t + 4))  # 1,000 paid on the 1,500 there
+    outcome = referee.handle(event(ButtonPressed("payment_done"), t + 5))
+    assert [(flag.kind, flag.seat) for flag in outcome.flags] == [(FlagKind.OVERPAID, 4)]
+
+
+def test_chips_read_while_the_showdown_waited_are_played_in_a_coup_declared_void_then():
+    referee, t = showdown_waiting_for_a_card()
+    referee.handle(event(ChipsChanged(3, "ante", 0), t))  # the player takes his stake back
+    outcome = referee.handle(event(DealerOperation("void reason=test"), t + 1))
+    assert isinstance(outcome.operation, Settle) and referee.table.coup.void
+    assert [type(each.operation).__name__ for each in outcome.then] == ["PaymentSeen"]
+    assert referee.before_settlement == []
+    assert referee.handle(event(DealerOperation("end-coup"), t + 2)).refused is None
+
+
 def _settled_with_raises_read_unsure(seats: tuple[int, ...], at_least: bool) -> tuple[Referee, int]:
     """The settled coup played through a referee, the camera reading the raises of ``seats`` unsure (1,500 cents,
     ``at_least`` or not); the referee and the next moment."""
