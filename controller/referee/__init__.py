@@ -294,7 +294,7 @@ class Referee:
         that releases held presses plays them first (``Outcome.released``)."""
         body = envelope.body
         # the dealer's own inputs keep their order: what he keys after a held press waits behind it
-        if (isinstance(body, ButtonPressed) and self.devices.camera_answers_waits
+        if (_is_press(body) and self.devices.camera_answers_waits
                 or isinstance(body, ButtonPressed | DealerOperation) and self.awaiting):
             self._clock(envelope)
             self.awaiting.append(envelope)
@@ -335,7 +335,7 @@ class Referee:
                     if (press.publisher, press.seq) == (publisher, seq):
                         # with it, what the dealer keyed after it, up to his next press
                         end = position + 1
-                        while end < len(self.awaiting) and not isinstance(self.awaiting[end].body, ButtonPressed):
+                        while end < len(self.awaiting) and not _is_press(self.awaiting[end].body):
                             end += 1
                         return self.awaiting[:end]
             case CameraStatus(online=False) | CameraStatus(answers_waits=False):
@@ -439,9 +439,15 @@ class Referee:
                                 if s.decision is Decision.RAISE}
         summary["refusals"] = [refusal.shown() for refusal in self.standing.refusals]
         summary["awaiting_camera"] = [[press.publisher, press.seq] for press in self.awaiting
-                                      if isinstance(press.body, ButtonPressed)]
+                                      if _is_press(press.body)]
         summary.update(self.doubts.shown())
         return summary
+
+
+def _is_press(body: object) -> bool:
+    """Whether the camera must catch up with ``body`` before it is played: a button, or a card purchase keyed (the
+    player lays his raise as he asks for a card, and the purchase is refused without the raise)."""
+    return isinstance(body, ButtonPressed) or isinstance(body, DealerOperation) and body.line.split()[:1] == ["buy"]
 
 
 def _as_refused(operation: Operation, error: RulesError) -> ActionRefused:

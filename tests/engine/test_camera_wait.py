@@ -41,9 +41,10 @@ def caught_up(ms: int, seq: int):
     return event(CameraCaughtUp("test", seq), ms)
 
 
-def betting(camera: CameraStatus = ANSWERING) -> Referee:
-    """Seats 1 and 3 taken, the camera online; seat 1's ante seen."""
-    referee = Referee(rules_for("fr-1959"))
+def betting(camera: CameraStatus = ANSWERING, purchase: bool = False) -> Referee:
+    """Seats 1 and 3 taken, the camera online; seat 1's ante seen. ``purchase``: at the French rule of 2007, the
+    card purchase offered (seed 002)."""
+    referee = Referee(rules_for("fr-2007", card_purchase=True) if purchase else rules_for("fr-1959"))
     for body, t in [*opening_events(), (camera, 5), (ChipsChanged(1, "ante", 1000), 10)]:
         assert referee.handle(event(body, t)).refused is None, body
     return referee
@@ -185,3 +186,22 @@ def test_what_the_dealer_keys_after_a_held_press_waits_behind_it():
     outcome = referee.handle(caught_up(t + 3, t))
     assert [type(each.operation) for each in outcome.released] == [EndDeal, Fold]
     assert all(each.refused is None for each in outcome.released) and referee.awaiting == []
+
+
+def test_a_purchase_keyed_as_the_player_lays_his_raise_waits_for_the_camera_to_report_the_raise():
+    """A player lays his raise and asks for a card in one breath; the dealer keys the purchase before the camera
+    has reported the raise. Played at once it would be refused (no raise); it is held like a button."""
+    referee = betting(purchase=True)
+    referee.handle(press("no_more_bets", 11))
+    referee.handle(caught_up(12, 11))
+    t = deal_all_but_the_last(referee, 20)
+    referee.handle(press("end_of_deal", t))
+    referee.handle(event(CardPlaced(0, str(full_deck()[0]), True), t + 1))
+    referee.handle(caught_up(t + 2, t))
+    assert referee.table.phase is Phase.DECISIONS
+    held = referee.handle(event(DealerOperation("buy seat=1 discard=2 price=10.00"), t + 3))
+    assert held.awaits_camera and referee.state()["awaiting_camera"] == [["test", t + 3]]
+    assert referee.handle(event(ChipsChanged(1, "raise", 2000), t + 4)).refused is None
+    outcome = referee.handle(caught_up(t + 5, t + 3))
+    assert [type(each.operation).__name__ for each in outcome.released] == ["BuyCard"]
+    assert outcome.released[0].refused is None and referee.table.seats[1].discard == 1
