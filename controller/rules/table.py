@@ -730,9 +730,6 @@ class Table:
         self._refuse_unless(known is None or known == op.card, op,
                             f"card {op.index + 1} of position {op.position} is already known as {known}",
                             f"la carte {op.index + 1} ({who_fr(op.position)}) est déjà connue : {known}")
-        self._refuse_unless(not (self.phase is Phase.PAYING and known is None), op,
-                            "the coup is settled: its cards can no longer change",
-                            "le coup est réglé : ses cartes ne peuvent plus changer")
 
     def _require_card(self, op: Operation, hand: Hand, position: int, index: int) -> None:
         self._refuse_unless(0 <= index < len(hand.cards), op,
@@ -740,6 +737,8 @@ class Table:
                             f"{who_fr(position)} : {len(hand.cards)} cartes, pas de carte {index + 1}")
 
     def _identify_card(self, op: IdentifyCard) -> None:
+        """A card read once the coup is settled is one the settlement did not need (a folded hand, the players'
+        hands when the dealer does not qualify): recorded all the same, a second sighting being a foreign card."""
         hand = self.hand_of(op.position)
         if hand.cards[op.index] is None:
             hand.cards[op.index] = op.card

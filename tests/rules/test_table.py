@@ -164,6 +164,30 @@ def test_cards_unknown_at_the_deal_are_identified_later():
     assert table.settlement.net_for(2) == 1000 + 2000 * 100  # royal flush: raise paid 100 to 1
 
 
+def test_a_card_the_settlement_did_not_need_is_identified_after_it_and_a_second_sighting_flagged():
+    """The dealer does not qualify: the players' hands are not needed to settle. The camera reads them after; each
+    card is recorded, and one seen twice in the coup is a foreign card all the same."""
+    table = betting_table(rules_for("fr-1959"), {2: 1000})
+    table.no_more_bets(30)
+    table.shuffle(31)
+    table.offer_cut(32, 2, True)
+    dealer = parse_cards("Qs Js 2d 3c 4h")
+    for round_index in range(5):
+        table.deal_card(40 + round_index, 2, None)
+        table.deal_card(40 + round_index, DEALER, dealer[round_index], face_up=round_index == 4)
+    table.end_deal(50)
+    table.raise_(51, 2, 2000)
+    table.show_dealer_hand(52)
+    table.settle(53)
+    assert table.phase is Phase.PAYING
+    table.identify_card(54, 2, 0, parse_card("Ah"))
+    table.identify_card(55, 2, 1, parse_card("2d"))
+    assert [str(card) for card in table.seats[2].hand.cards[:2]] == ["Ah", "2d"]
+    assert [(flag.kind, flag.seat) for flag in table.coup_flags()] == [(FlagKind.DUPLICATE_CARD, 2)]
+    with pytest.raises(ActionRefused, match="already known as Ah"):
+        table.identify_card(56, 2, 0, parse_card("Kh"))
+
+
 def test_the_expected_position_follows_the_regulation_order():
     table = betting_table(rules_for("fr-1959"), {2: 1000, 5: 1000, 7: 1000})
     table.no_more_bets(30)
