@@ -41,7 +41,6 @@ from ..rules.flags import Flag
 from ..rules.french import euros_fr
 from ..rules.history import format_time, parse_operation
 from ..rules.operations import (
-    DEALER,
     Box,
     DealBoughtCard,
     DealCard,
@@ -238,10 +237,11 @@ class Referee:
             case CardRemoved(position=position, index=index) if table.phase is Phase.SHOWDOWN:
                 # a card the settlement may still need, gone from the camera's sight before it was read (lost under
                 # a hand, a card turned too fast): the dealer names it, rather than the coup never settling
-                state = table.seats.get(position)
-                if position == DEALER or (state is not None and state.in_play and not state.hand_void
-                                          and state.decision is not Decision.FOLD):
+                if self.doubts.may_settle_on(table, position):
                     self.doubts.doubt_the_card(table, position, index, "")
+                return None
+            case CardRemoved(position=position, index=index):
+                self.doubts.card_gone(table, position, index)
                 return None
             case CardExposed(position=position, index=index):
                 return ExposeCard(t, position, index)
@@ -404,6 +404,7 @@ class Referee:
                 operation = settle
             except RulesError as error:
                 wait = _as_refused(settle, error)
+                self.doubts.ask_cards_gone(self.table)
                 return Outcome(operation, flags=self.table.flags[flags_before:], settlement_waits=str(wait),
                                refusal=Refusal.of(wait.action, wait.reason, wait.reason_fr, operation=settle))
         return Outcome(operation, flags=self.table.flags[flags_before:])

@@ -18,6 +18,7 @@ from ..rules.operations import (
     DEALER,
     Box,
     ConfirmAnte,
+    DealBoughtCard,
     DecisionTimeout,
     EndCoup,
     Fold,
@@ -29,7 +30,7 @@ from ..rules.operations import (
     PlaceBet,
     Raise,
 )
-from ..rules.table import Phase, Table
+from ..rules.table import Decision, Phase, Table
 from .refusals import Refusal
 
 #: The bet zones as the dealer names them (the raise box is no ``Box``: a raise is a decision, not a bet).
@@ -63,6 +64,9 @@ class Doubts:
         #: zones of this coup the dealer's count showed the camera misread, surely: its readings of them are not
         #: vouched for until the coup ends (an empty zone apart)
         self._misread: set[tuple[int, str]] = set()
+        #: cards of this coup the camera saw taken away before it read them (lost under a hand, under the next
+        #: card), (position, index): asked of the dealer if the settlement comes to wait for one
+        self._gone_unread: set[tuple[int, int]] = set()
 
     def new_coup(self, table: Table) -> None:
         """A coup starts: it keeps only the doubts on antes left on the felt for it, and the zones unvouched."""
@@ -70,6 +74,7 @@ class Doubts:
         self.to_confirm = {(seat, box): reading for (seat, box), reading in self.to_confirm.items()
                            if box == "ante" and table.seats[seat].bets.get(Box.ANTE)}
         self.cards_to_confirm = {}
+        self._gone_unread = set()
 
     def carried(self) -> tuple[list[ChipsChanged], list[ChipsChanged]]:
         """What goes on into the next coup: the zones « à confirmer » and the zones unvouched."""
@@ -95,6 +100,28 @@ class Doubts:
         hand = table.hand_of(position) if position in table.seats or position == DEALER else None
         if hand is not None and 0 <= index < len(hand.cards) and hand.cards[index] is None:
             self.cards_to_confirm[position, index] = read
+
+    def card_gone(self, table: Table, position: int, index: int) -> None:
+        """The camera saw the card at ``position``, ``index`` taken away: if the rules do not know it, it may never
+        be read (``ask_cards_gone``)."""
+        hand = table.hand_of(position) if position in table.seats or position == DEALER else None
+        if hand is not None and 0 <= index < len(hand.cards) and hand.cards[index] is None:
+            self._gone_unread.add((position, index))
+
+    def ask_cards_gone(self, table: Table) -> None:
+        """The settlement waits: each card it may need that the camera saw go before reading it is asked of the
+        dealer, rather than the coup never settling."""
+        for position, index in sorted(self._gone_unread):
+            if self.may_settle_on(table, position):
+                self.doubt_the_card(table, position, index, "")
+        self._gone_unread = set()
+
+    @staticmethod
+    def may_settle_on(table: Table, position: int) -> bool:
+        """Whether the settlement may need the cards of ``position``: the dealer's, or a hand still in play."""
+        state = table.seats.get(position)
+        return position == DEALER or (state is not None and state.in_play and not state.hand_void
+                                      and state.decision is not Decision.FOLD)
 
     def keyed_operation(self, operation: Operation, table: Table) -> Operation | Refusal:
         """The dealer's operation, the amount he keys for an ante in doubt being its count: a correction of the
@@ -210,6 +237,9 @@ class Doubts:
             self._keyed_paying.add((operation.seat, operation.zone))
         elif isinstance(operation, IdentifyCard):
             self.cards_to_confirm.pop((operation.position, operation.index), None)
+        elif isinstance(operation, DealBoughtCard):  # the bought card lies where the discard went
+            discard = table.seats[operation.seat].discard
+            self._gone_unread.discard((operation.seat, discard if discard is not None else -1))
         if self._antes_in_doubt:  # rarely: this runs on every event
             for seat in [seat for seat in self._antes_in_doubt if not self._may_count_ante(seat, table)]:
                 # decided, folded, timed out, its hand or the coup void: the rules take no count of its ante now

@@ -81,3 +81,41 @@ def test_faults_only_the_camera_sees_reach_the_store_through_the_vision_process(
     check = subprocess.run([sys.executable, "-m", "controller.cli", "verify-log", str(store)],
                            cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert check.returncode == 0, check.stdout + check.stderr
+
+
+PURCHASES = """
+profile = "fr-2007"
+seats = [1, 3, 4, 6, 7]
+seed = 17
+
+[[coup]]
+seed = 71
+bets = { 1 = { ante = 1000 }, 3 = { ante = 1500 }, 4 = { ante = 1000 }, 6 = { ante = 2000 }, 7 = { ante = 1000 } }
+decisions = { 1 = "buy 0", 3 = "buy 1", 4 = "buy 2", 6 = "buy 3", 7 = "buy 4" }
+"""
+
+
+def test_each_of_the_five_cards_bought_at_a_real_dealers_pace_is_read_through_the_camera(tmp_path):
+    """Five seats buy the first to the fifth card: the dealer takes each discard and lays the bought card in its place
+    in one movement, never waiting for the camera. Every purchase is taken, every bought card read, the coup
+    settled with no table chief."""
+    script = tmp_path / "purchases.toml"
+    script.write_text(PURCHASES)
+    folder = tmp_path / "table"
+    result = subprocess.run([sys.executable, "-m", "controller.cli", "demo", "--script", str(script), "--headless",
+                             "--camera", "rendered", "--folder", str(folder)],
+                            cwd=ROOT, capture_output=True, text=True, timeout=900)
+    log = (folder / "table.log").read_text() if (folder / "table.log").exists() else ""
+    assert result.returncode == 0, result.stdout + result.stderr + log[-4000:]
+    assert "declares it void" not in result.stdout, result.stdout
+    refused = [line for line in log.splitlines()
+               if re.search(r"\((DealerOperation|CardPlaced|CardIdentified|CardRemoved)\) refused", line)]
+    assert refused == [], refused
+    db = sqlite3.connect(folder / "var" / "events.sqlite")
+    try:
+        (void, settlement), = db.execute("SELECT void, settlement FROM coups").fetchall()
+    finally:
+        db.close()
+    assert not void
+    bought = sorted(line["seat"] for line in json.loads(settlement)["payouts"] if line["line"] == "purchase")
+    assert bought == [1, 3, 4, 6, 7]
