@@ -40,8 +40,9 @@ from controller.bus.schema import (
 )
 from controller.bus.transport import Publisher, Subscriber
 from controller.engine import CAMERA_WAIT_S
+from controller.keypad import confirming_line, offered
 from controller.rules.cards import parse_card
-from controller.rules.history import format_money, format_operation
+from controller.rules.history import format_operation
 from controller.rules.operations import DeclareVoid, IdentifyCard, Settle
 
 from .camera import RenderedCamera
@@ -119,15 +120,6 @@ def _undecided(state: dict[str, Any]) -> list[int]:
         return []
     return [int(number) for number, seat in (state.get("seats") or {}).items()
             if seat.get("in_play") and not seat.get("decision") and not seat.get("hand_void")]
-
-
-def _offered(to_confirm: dict[str, Any]) -> set[int]:
-    """The amounts the display offers to tap for a zone to confirm: the camera's reading (not a lower bound) and
-    the likeliest amount but it."""
-    amounts = {int(to_confirm.get("alternative") or 0)}
-    if not to_confirm.get("at_least"):
-        amounts.add(int(to_confirm["amount"]))
-    return amounts - {0}
 
 
 def keyed_digits(cents: int) -> int:
@@ -279,8 +271,8 @@ class VirtualTable:
         « paiement terminé »), so that he keys what he paid."""
         asked = {(int(entry["seat"]), str(entry["box"])): int(entry["amount"])  # type: ignore[call-overload]
                  for entry in to_confirm}
-        self._offered = {(int(entry["seat"]), str(entry["box"])): _offered(entry)  # type: ignore[call-overload]
-                         for entry in to_confirm}
+        self._offered = {(int(entry["seat"]), str(entry["box"])):  # type: ignore[call-overload]
+                         offered(entry, self.phase) for entry in to_confirm}
         # where the house spreads stacked bets, the display asks a stack spread (not while paying)
         self._to_spread = {(int(entry["seat"]), str(entry["box"])) for entry in to_confirm  # type: ignore[call-overload]
                            if self.spreads_stacks and entry.get("stacked") and self.phase != "paying"}
@@ -301,12 +293,7 @@ class VirtualTable:
             keyed, keyed_at = self._keyed.get((seat, zone), (None, 0.0))
             if (keyed == amount and time.monotonic() - keyed_at < KEYED_SETTLES_S) or (seat, zone) in self._vouched:
                 continue  # keyed already, or read surely since: the engine has not read that yet
-            if self.phase == "paying":
-                line = f"paying seat={seat} zone={zone} amount={format_money(amount)}"
-            elif zone == "raise":
-                line = f"raise seat={seat} amount={format_money(amount)}"
-            else:
-                line = f"bet seat={seat} box={zone} amount={format_money(amount)}"
+            line = confirming_line(self.phase, seat, zone, amount)
             if zone == "ante" and self.phase == "decisions" and (seat, "raise") in self._to_confirm:
                 # the ante asked with the raise while the seat decides: his raise was refused on it, and is keyed
                 # again after it; where he counts other than the camera read, the table doubts its readings of it

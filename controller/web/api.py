@@ -204,6 +204,15 @@ OPENAPI: dict[str, Any] = {
         "/api/stream": {"get": _op("Server-Sent Events: an event `state` now and at every change", "display",
                                    params=[_query("limit", {"type": "integer"}, "close after this many events")])},
         "/api/health": {"get": _op("Whether the bus follower has the engine's state", "display")},
+        "/api/display/confirm": {"post": _op(
+            "The dealer's tap on an amount offered for a zone to confirm, entered as his keypad line; only from a "
+            "browser on the table's own machine", "display",
+            body={"type": "object", "required": ["seat", "box", "amount"],
+                  "properties": {"seat": {"type": "integer"}, "box": {"type": "string"},
+                                 "amount": {"type": "integer", "description": "cents"}}},
+            responses={"400": "not such an object", "403": "not from a browser on the table's machine",
+                       "409": "nothing to confirm in that zone now",
+                       "422": "an amount not offered (key it)", "503": "the tap could not be sent"})},
         "/api/login": {"post": _op("Open a review session (sets the session cookie)", "review",
                                    body={"type": "object", "required": ["username", "password"],
                                          "properties": {"username": {"type": "string"},

@@ -25,7 +25,7 @@ from starlette.staticfiles import StaticFiles
 from controller.config import TableConfig
 from controller.signing import key_path
 
-from . import admin, api, auth, display, review
+from . import admin, api, auth, display, review, taps
 from .context import NeedLogin, WebContext, load_templates
 from .guard import RequestGuard
 from .live import Follower, LiveTable
@@ -96,6 +96,7 @@ def create_app(config: TableConfig, follower_factory: Callable[[], Follower] | N
         throttle=login_throttle or LoginThrottle(),
         key_file=key_file,
         templates=load_templates(config.table_id),
+        keypad=taps.Keypad(config),
         secure_cookies=config.web_secure_cookies,
     )
 
@@ -106,8 +107,9 @@ def create_app(config: TableConfig, follower_factory: Callable[[], Follower] | N
             yield
         finally:
             ctx.live.stop()
+            ctx.keypad.close()
 
-    routes = [route for part in (display, api, auth, review, admin) for route in part.routes(ctx)]
+    routes = [route for part in (display, taps, api, auth, review, admin) for route in part.routes(ctx)]
     routes.append(Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"))  # the pages' CSS and script
     guard = Middleware(RequestGuard, allowed_hosts=config.web_allowed_hosts)
     app = Starlette(routes=routes, lifespan=lifespan, middleware=[guard],

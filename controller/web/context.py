@@ -61,6 +61,8 @@ class WebContext:
     throttle: LoginThrottle
     key_file: Path
     templates: jinja2.Environment
+    #: enters the dealer's taps on the bus (``taps.Keypad``)
+    keypad: Any = None
     secure_cookies: bool = False
 
     def user_of(self, request: Request) -> User | None:

@@ -5,8 +5,10 @@ acknowledging the flag in the review. Screenshots go to test-artifacts/."""
 
 from __future__ import annotations
 
+import json
 import re
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -15,9 +17,10 @@ from busutil import raw_publisher, send, wait_until
 from webutil import CHROMIUM, CHROMIUM_ARGS, PASSWORD, fast_hasher, faulty_coups, free_port, table_config
 
 from controller.bus.proxy import Proxy
-from controller.bus.schema import ButtonPressed, CardPlaced
+from controller.bus.schema import ButtonPressed, CardPlaced, ChipsChanged, Envelope
 from controller.bus.transport import Subscriber
 from controller.engine import Engine
+from controller.rules.operations import Box
 from controller.store import EventStore
 from controller.web.app import create_app
 
@@ -247,6 +250,35 @@ def test_a_supervisor_filters_the_coups_and_acknowledges_the_flag_in_the_review(
     expect(row).to_contain_text("vérifié à la vidéo")
     expect(row).to_contain_text("sue")
     page.screenshot(path=str(ARTIFACTS / "review-audit.png"))
+    page.close()
+
+
+def test_the_dealer_taps_the_amount_the_camera_offers_and_the_table_takes_it(stack):
+    """After the three coups, the camera reads an occupied seat's ante unsure: 10 €, or 20 € (two chips stacked).
+    The dealer taps « 20,00 € » on his screen: the web server enters it on the bus as his keypad line, the engine
+    records and plays it, and the banner goes."""
+    drive(stack, stack["envelopes"], len(stack["envelopes"]))
+    engine, store = stack["engine"], stack["store"]
+    seat = min(number for number, state in engine.referee.table.seats.items() if state.occupied)
+    before = store.last_id
+    unsure = Envelope("camera-test", 1, time.monotonic_ns(), time.time_ns(),
+                      ChipsChanged(seat, "ante", 1000, sure=False, alternative=2000))
+    assert wait_until(lambda: (stack["send"](("vision.chips", unsure)), store.last_id > before)[1], timeout=10)
+    expect = playwright_api.expect
+    page = stack["browser"].new_page(viewport={"width": 1280, "height": 800})
+    page.goto(stack["url"] + "/display?lang=fr")
+    prompt = page.locator(f'.banner.confirm[data-seat="{seat}"]')
+    expect(prompt.locator(".tap")).to_have_text([euros_fr(1000).lstrip("+"), euros_fr(2000).lstrip("+")])
+    expect(prompt.locator(".todo")).to_have_text("→ compter les jetons : toucher le bon montant, ou le saisir")
+    box = prompt.locator(".tap").nth(1).bounding_box()
+    assert box is not None and box["height"] >= 48 and box["width"] >= 48  # a finger's target
+    page.screenshot(path=str(ARTIFACTS / "display-tap.png"))
+    prompt.get_by_role("button", name=euros_fr(2000).lstrip("+")).click()
+    expect(prompt).to_have_count(0)
+    keyed = [body for topic, publisher, body in store.db.execute(
+        "SELECT topic, publisher, body FROM events WHERE id > ?", (before,)) if publisher == "keypad"]
+    assert [json.loads(body)["line"] for body in keyed] == [f"bet seat={seat} box=ante amount=20.00"]
+    assert engine.referee.table.seats[seat].bets[Box.ANTE] == 2000
     page.close()
 
 

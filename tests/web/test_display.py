@@ -399,7 +399,9 @@ def test_the_dealer_confirms_a_bet_the_camera_read_unsure(display, shown):
     seat = page.locator('.seat[data-seat="1"]')
     expect(prompt).to_have_count(1)
     expect(prompt).to_have_text("⌨À confirmer : place 1, ante — au moins 60,00 € ; bonus — lu 2,00 € "
-                                "→ compter les jetons et saisir le montant")
+                                "→ compter les jetons : toucher le bon montant, ou le saisirbonus 2,00 €")
+    # the bonus read is offered to tap; the ante, a pile too tall to count, only to key
+    expect(prompt.locator(".tap")).to_have_text(["bonus 2,00 €"])
     expect(seat.locator(".bet.unsure")).to_have_text(["à confirmerAnte60,00 €", "à confirmerBonus2,00 €"])
     expect(page.locator('.seat[data-seat="3"] .bet.unsure')).to_have_count(0)
     expect(page.locator(".refused")).to_contain_text("« rien ne va plus » refusé : place 1 ante, place 1 bonus")
@@ -408,12 +410,13 @@ def test_the_dealer_confirms_a_bet_the_camera_read_unsure(display, shown):
     page.screenshot(path=str(KEPT / "display-to-confirm-fr-1280x800.png"))
     page.get_by_role("button", name="Language").click()
     expect(prompt).to_have_text("⌨To confirm: seat 1, ante — at least €60.00; bonus — read €2.00 "
-                                "→ count the chips and key the amount")
+                                "→ count the chips: tap the right amount, or key itbonus €2.00")
     expect(seat.locator(".bet.unsure .tag")).to_have_text(["to confirm", "to confirm"])
     page.screenshot(path=str(KEPT / "display-to-confirm-en-1280x800.png"))
     # The dealer counts and keys the ante: the bonus is still to confirm.
     play(DealerOperation("bet seat=1 box=ante amount=85.00"))
-    expect(prompt).to_have_text("⌨To confirm: seat 1, bonus — read €2.00 → count the chips and key the amount")
+    expect(prompt).to_have_text("⌨To confirm: seat 1, bonus — read €2.00 → count the chips: tap the right amount, or "
+                                "key it€2.00")
     expect(seat.locator(".bet.unsure")).to_have_text(["to confirmBonus€2.00"])
     expect(seat.locator(".bet", has_text="Ante")).to_have_text("Ante€85.00")
     # And the bonus: nothing left to confirm, and « rien ne va plus » goes through.
@@ -600,7 +603,8 @@ def test_where_the_house_spreads_stacked_bets_the_dealer_is_asked_to_have_one_sp
             "↔Étalez la mise : place 3, ante ; bonus → faire étaler la pile par le joueur, la caméra la lira")
         playwright_api.expect(page.locator('.seat[data-seat="3"] .tag.confirm')).to_have_text(["à étaler"] * 2)
         playwright_api.expect(page.locator('.banner.confirm:not(.spread)')).to_have_text(
-            f"⌨À confirmer : place 5, ante — lu {euros_fr(3000)} → compter les jetons et saisir le montant")
+            f"⌨À confirmer : place 5, ante — lu {euros_fr(3000)} → compter les jetons : toucher le bon montant, ou le "
+            f"saisir{euros_fr(3000)}")
         app.state.live.set_state(referee.state() | {"phase": "paying"})  # paying: he counts what he paid
         playwright_api.expect(page.locator(".banner.spread")).to_have_count(0)
         playwright_api.expect(page.locator(".banner.confirm")).to_have_count(2)

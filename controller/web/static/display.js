@@ -10,7 +10,7 @@ const T = {
     rnvp:"Rien ne va plus", flag:"ALERTE", colon:" : ", seatFlag:"place", push:"égalité",
     returned:"rendu", handVoid:"Main nulle", qualifies:"qualifié", notQualifies:"non qualifié",
     toConfirm:"à confirmer", confirmTitle:"À confirmer", read:"lu", unread:"non lue", readAtLeast:"au moins", and:" ; ", shouldHold:"doit contenir", or:"ou",
-    confirmTodo:"compter les jetons et saisir le montant", spreadTitle:"Étalez la mise", toFix:"à corriger", toSpread:"à étaler",
+    confirmTodo:"compter les jetons et saisir le montant", tapTodo:"compter les jetons : toucher le bon montant, ou le saisir", spreadTitle:"Étalez la mise", toFix:"à corriger", toSpread:"à étaler",
     spreadTodo:"faire étaler la pile par le joueur, la caméra la lira", earlierCoup:"coup précédent", ackTodo:"(lue : touche ack)", cardTodo:"lire la carte et la saisir",
     cardN:n => `carte ${n}`, more:n => `+${n} ${n > 1 ? "alertes" : "alerte"}`,
     moreTitle:"alertes les plus anciennes masquées faute de place (leurs places gardent le ⚠)",
@@ -26,7 +26,7 @@ const T = {
     rnvp:"No more bets", flag:"ALERT", colon:": ", seatFlag:"seat", push:"push",
     returned:"returned", handVoid:"Hand void", qualifies:"qualifies", notQualifies:"does not qualify",
     toConfirm:"to confirm", confirmTitle:"To confirm", read:"read", unread:"not read", readAtLeast:"at least", and:"; ", shouldHold:"should hold", or:"or",
-    confirmTodo:"count the chips and key the amount", spreadTitle:"Spread the bet", toFix:"to put right", toSpread:"to spread",
+    confirmTodo:"count the chips and key the amount", tapTodo:"count the chips: tap the right amount, or key it", spreadTitle:"Spread the bet", toFix:"to put right", toSpread:"to spread",
     spreadTodo:"have the player spread the stack for the camera to read", earlierCoup:"earlier coup", ackTodo:"(read: key ack)", cardTodo:"read the card and key it",
     cardN:n => `card ${n}`, more:n => `+${n} ${n === 1 ? "alert" : "alerts"}`,
     moreTitle:"oldest alerts hidden for want of room (their seats keep the ⚠)",
@@ -57,6 +57,21 @@ function capital(text) { return text.replace(/^./, c => c.toUpperCase()); }
 function flagLabel(f) { return lang === "fr" ? f.label_fr : capital(f.kind.replace(/_/g, " ")); }
 function times(count) { return count > 1 ? ` ×${count}` : ""; }
 function banner(cls, role, ...parts) { const b = el("div", "banner " + cls); b.setAttribute("role", role); b.append(...parts); return b; }
+
+// The amounts a zone to confirm offers to tap, as the table takes them (controller/keypad.py's ``offered``).
+function offered(c, phase) {
+  return phase === "paying" ? [] : [...new Set([c.at_least ? 0 : c.amount, c.alternative || 0])].filter(a => a > 0);
+}
+// A tap: entered as the dealer's keypad line by the web server, once. A refusal stays on the button, its reason on hover.
+function tap(button, seat, zone, amount) {
+  if (button.dataset.sent) return;
+  button.dataset.sent = "1"; button.disabled = true;
+  const refused = detail => { delete button.dataset.sent; button.disabled = false; button.classList.add("failed"); button.title = detail; };
+  fetch("/api/display/confirm", { method: "POST", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ seat: Number(seat), box: zone, amount }) })
+    .then(r => r.ok ? null : r.json().then(d => refused(d.detail), () => refused(r.statusText)))
+    .catch(error => refused(String(error)));
+}
 
 function render() { draw(); makeRoom(); }
 
@@ -104,9 +119,22 @@ function draw() {
     const read = Object.entries(zones).sort(([a], [b]) => ZONES.indexOf(a) - ZONES.indexOf(b))
       .map(([zone, c]) => `${(t[zone] || zone).toLowerCase()} — ${c.at_least ? t.readAtLeast : t.read} ${plain(c.amount)}`
         + (c.alternative ? ` ${t.or} ${plain(c.alternative)}` : "") + owed(zone));
+    // The amounts offered, one tap each (none while paying: he keys what he paid); the keypad for any other.
+    const several = Object.keys(zones).length > 1;
+    const taps = Object.entries(zones).sort(([a], [b]) => ZONES.indexOf(a) - ZONES.indexOf(b))
+      .flatMap(([zone, c]) => offered(c, s.phase).map(amount => {
+        const button = el("button", "tap", (several ? `${(t[zone] || zone).toLowerCase()} ` : "") + plain(amount));
+        button.type = "button";
+        button.dataset.box = zone; button.dataset.amount = amount;
+        // at pointerdown: the banner is drawn again at each state, perhaps between a finger's down and up
+        for (const kind of ["pointerdown", "click"]) button.addEventListener(kind, () => tap(button, seat, zone, amount));
+        return button;
+      }));
     const b = banner("confirm", "alert", el("span", "icon", "⌨"),
       el("span", "title", `${t.confirmTitle}${t.colon}${t.seatFlag} ${seat}, ${read.join(t.and)}`),
-      document.createTextNode(" "), el("span", "todo", "→ " + t.confirmTodo));
+      document.createTextNode(" "), el("span", "todo", "→ " + (taps.length ? t.tapTodo : t.confirmTodo)),
+      ...(taps.length ? [el("span", "taps")] : []));
+    if (taps.length) b.querySelector(".taps").append(...taps);
     b.dataset.seat = seat;
     return b;
   }), ...Object.entries(toSpread).map(([seat, zones]) => {
