@@ -39,18 +39,23 @@ class CatchUp:
         self._awaited: dict[Press, tuple[int, int | None]] = {}
         #: events of changes begun after a press still awaited, in the order the tracker decided them
         self._held: list[Timed] = []
+        #: presses told caught up with that the engine's last state still holds (it has not read the answer yet)
+        self._answered: set[Press] = set()
 
     def __bool__(self) -> bool:
         """Whether any press is awaited or any event held back."""
         return bool(self._awaited or self._held)
 
-    def follow(self, awaiting: object) -> None:
-        """The engine's state says which presses it holds (``awaiting_camera``): keep those, take up new ones."""
+    def follow(self, awaiting: object) -> list[Event]:
+        """The engine's state says which presses it holds (``awaiting_camera``): keep those, take up new ones. The
+        events held for a press it no longer holds (it gave up waiting: ``CameraWaitOver``) are told now."""
         if not isinstance(awaiting, list):
-            return
+            return []
         held = {(press[0], press[1]) for press in awaiting if isinstance(press, list) and len(press) == 2
                 and isinstance(press[0], str) and isinstance(press[1], int)}
-        self._awaited = {press: self._awaited.get(press, (0, None)) for press in held}
+        self._answered &= held
+        self._awaited = {press: self._awaited.get(press, (0, None)) for press in held - self._answered}
+        return self._release(self._horizon())
 
     def frame_read(self, t_ms: int, undecided_since: int | None,
                    events: Sequence[Timed] = ()) -> list[Press | Event]:
@@ -66,14 +71,18 @@ class CatchUp:
             if since is not None and (undecided_since is None or undecided_since > since):
                 caught_up.append((since, press))
                 del self._awaited[press]
+                self._answered.add(press)
         told: list[Press | Event] = []
         self._held += events
         for since, press in sorted(caught_up):
             told += self._release(since)
             told.append(press)
-        horizon = min((since for _read, since in self._awaited.values() if since is not None), default=None)
-        told += self._release(horizon)
+        told += self._release(self._horizon())
         return told
+
+    def _horizon(self) -> int | None:
+        """The frame time the earliest press still awaited is measured from: changes begun after it wait."""
+        return min((since for _read, since in self._awaited.values() if since is not None), default=None)
 
     def _release(self, horizon: int | None) -> list[Event]:
         """The held events of changes begun up to ``horizon`` (all, without one); a zone's events keep their order:
@@ -93,5 +102,6 @@ class CatchUp:
         """Every press awaited, no longer awaited, then every event held: the camera reads nothing (not
         calibrated), so nothing is to come."""
         presses: list[Press | Event] = list(self._awaited)
+        self._answered |= set(self._awaited)
         self._awaited = {}
         return presses + self._release(None)

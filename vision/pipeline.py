@@ -152,7 +152,7 @@ class VisionProcess:
                     self.tracker.follow(body.state)
                 except ValueError as error:
                     log.error("vision: %s", error)
-                self.catch_up.follow(body.state.get("awaiting_camera"))
+                self._tell(self.catch_up.follow(body.state.get("awaiting_camera")))
                 if self.reader is None:  # nothing is read: nothing to catch up with
                     self._tell(self.catch_up.all())
             elif isinstance(body, FlagRaised):

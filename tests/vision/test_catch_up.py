@@ -55,6 +55,8 @@ def test_presses_the_engine_no_longer_holds_are_forgotten_and_each_press_is_told
     catch_up.follow([["sensors", 1], ["sensors", 2]])
     catch_up.follow([["sensors", 2]])  # the engine gave up on the first
     assert [press for _t, press in play(tracker, catch_up, [[]] * 4)] == [("sensors", 2)]
+    catch_up.follow([["sensors", 2]])  # a state from before the engine read the answer: not awaited again
+    assert not catch_up and play(tracker, catch_up, [[]] * 4, t=400) == []
     catch_up.follow("not a list")  # a state without the key changes nothing
     assert catch_up.all() == []
 
@@ -117,3 +119,15 @@ def test_events_held_are_told_when_the_camera_can_read_nothing():
     chips = ChipsChanged(2, "ante", 1000)
     assert catch_up.frame_read(200, 50, [(200, chips)]) == []
     assert catch_up.all() == [("sensors", 5), chips]
+
+
+def test_events_held_for_a_press_the_engine_gave_up_on_are_told_at_once():
+    catch_up = CatchUp()
+    catch_up.follow([["sensors", 5]])
+    catch_up.frame_read(0, 50)
+    catch_up.frame_read(100, 50)
+    chips = ChipsChanged(2, "ante", 1000)
+    assert catch_up.frame_read(200, 50, [(200, chips)]) == []
+    assert catch_up.follow([["sensors", 5]]) == []  # still held
+    assert catch_up.follow([]) == [chips]  # the engine played the press without the camera
+    assert not catch_up
