@@ -169,7 +169,7 @@ class Referee:
         """The referee between two coups; ``ValueError`` in the middle of one (``Table.checkpoint``). The coup's
         refusals, card doubts and keyed payments end with it: a new coup starts without them."""
         table = self.table.checkpoint()
-        if self.standing.refusals or self.doubts.in_the_coup():
+        if self.standing.refusals or self.doubts.in_the_coup() or self.before_settlement:
             raise ValueError("a checkpoint is taken between coups: this coup's refusals or doubts are still open")
         to_confirm, unvouched = self.doubts.carried()
         return RefereeCheckpoint(table, self.devices, self.jackpot_meter, self._origin_ms, self._last_t,
@@ -239,9 +239,6 @@ class Referee:
                 # a hand, a card turned too fast): the dealer names it, rather than the coup never settling
                 if self.doubts.may_settle_on(table, position):
                     self.doubts.doubt_the_card(table, position, index, "")
-                return None
-            case CardRemoved(position=position, index=index):
-                self.doubts.card_gone(table, position, index)
                 return None
             case CardExposed(position=position, index=index):
                 return ExposeCard(t, position, index)
@@ -389,7 +386,10 @@ class Referee:
         try:
             self.table.apply(operation)
         except RulesError as error:
-            refused = self._settlement_wait(operation) or _as_refused(operation, error)
+            waits = self._settlement_wait(operation)
+            if waits is not None:
+                self.doubts.ask_cards_awaited(self.table)
+            refused = waits or _as_refused(operation, error)
             return Outcome(operation, refused=str(refused),
                            refusal=Refusal.of(refused.action, refused.reason, refused.reason_fr, operation=operation))
         if self.table.coup.number != coup:
@@ -404,7 +404,6 @@ class Referee:
                 operation = settle
             except RulesError as error:
                 wait = _as_refused(settle, error)
-                self.doubts.ask_cards_gone(self.table)
                 return Outcome(operation, flags=self.table.flags[flags_before:], settlement_waits=str(wait),
                                refusal=Refusal.of(wait.action, wait.reason, wait.reason_fr, operation=settle))
         return Outcome(operation, flags=self.table.flags[flags_before:])

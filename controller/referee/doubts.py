@@ -18,7 +18,6 @@ from ..rules.operations import (
     DEALER,
     Box,
     ConfirmAnte,
-    DealBoughtCard,
     DecisionTimeout,
     EndCoup,
     Fold,
@@ -64,9 +63,6 @@ class Doubts:
         #: zones of this coup the dealer's count showed the camera misread, surely: its readings of them are not
         #: vouched for until the coup ends (an empty zone apart)
         self._misread: set[tuple[int, str]] = set()
-        #: cards of this coup the camera saw taken away before it read them (lost under a hand, under the next
-        #: card), (position, index): asked of the dealer if the settlement comes to wait for one
-        self._gone_unread: set[tuple[int, int]] = set()
 
     def new_coup(self, table: Table) -> None:
         """A coup starts: it keeps only the doubts on antes left on the felt for it, and the zones unvouched."""
@@ -74,7 +70,6 @@ class Doubts:
         self.to_confirm = {(seat, box): reading for (seat, box), reading in self.to_confirm.items()
                            if box == "ante" and table.seats[seat].bets.get(Box.ANTE)}
         self.cards_to_confirm = {}
-        self._gone_unread = set()
 
     def carried(self) -> tuple[list[ChipsChanged], list[ChipsChanged]]:
         """What goes on into the next coup: the zones « à confirmer » and the zones unvouched."""
@@ -101,20 +96,12 @@ class Doubts:
         if hand is not None and 0 <= index < len(hand.cards) and hand.cards[index] is None:
             self.cards_to_confirm[position, index] = read
 
-    def card_gone(self, table: Table, position: int, index: int) -> None:
-        """The camera saw the card at ``position``, ``index`` taken away: if the rules do not know it, it may never
-        be read (``ask_cards_gone``)."""
-        hand = table.hand_of(position) if position in table.seats or position == DEALER else None
-        if hand is not None and 0 <= index < len(hand.cards) and hand.cards[index] is None:
-            self._gone_unread.add((position, index))
-
-    def ask_cards_gone(self, table: Table) -> None:
-        """The settlement waits: each card it may need that the camera saw go before reading it is asked of the
-        dealer, rather than the coup never settling."""
-        for position, index in sorted(self._gone_unread):
-            if self.may_settle_on(table, position):
-                self.doubt_the_card(table, position, index, "")
-        self._gone_unread = set()
+    def ask_cards_awaited(self, table: Table) -> None:
+        """The dealer pressed on while the settlement still waits for cards (« paiement terminé » refused): the
+        camera had its chance to read them (a card lost under a hand, taken for gone), so he is asked to name
+        each."""
+        for position, index in table.cards_awaited():
+            self.doubt_the_card(table, position, index, "")
 
     @staticmethod
     def may_settle_on(table: Table, position: int) -> bool:
@@ -237,9 +224,6 @@ class Doubts:
             self._keyed_paying.add((operation.seat, operation.zone))
         elif isinstance(operation, IdentifyCard):
             self.cards_to_confirm.pop((operation.position, operation.index), None)
-        elif isinstance(operation, DealBoughtCard):  # the bought card lies where the discard went
-            discard = table.seats[operation.seat].discard
-            self._gone_unread.discard((operation.seat, discard if discard is not None else -1))
         if self._antes_in_doubt:  # rarely: this runs on every event
             for seat in [seat for seat in self._antes_in_doubt if not self._may_count_ante(seat, table)]:
                 # decided, folded, timed out, its hand or the coup void: the rules take no count of its ante now

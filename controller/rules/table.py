@@ -381,6 +381,23 @@ class Table:
             return self.rules.bonus_stake_cents if self.rules.bonus else None
         return self.rules.profile.jackpot_stake_cents if self.rules.jackpot else None
 
+    def cards_awaited(self) -> list[tuple[int, int]]:
+        """The cards the showdown's settlement waits for, unknown yet, as (position, index): the dealer's, then,
+        once his are known, those of each raised hand it must rank (``_verify_settle``)."""
+        if self.phase is not Phase.SHOWDOWN or self.coup.void:
+            return []
+        raised = [self.seats[n] for n in self.players_in_play()
+                  if self.seats[n].decision is Decision.RAISE and not self.seats[n].hand_void]
+        if not raised:
+            return []
+        dealer = self.coup.dealer.cards
+        if None in dealer:
+            return [(DEALER, index) for index, card in enumerate(dealer) if card is None]
+        qualifies = evaluate([card for card in dealer if card is not None]) >= ACE_KING
+        return [(seat.number, index) for seat in raised
+                if qualifies or seat.fixed.get(Box.BONUS) or self.rules.profile.raise_paid_when_not_qualified_from
+                is not None for index, card in enumerate(seat.hand.cards) if card is None]
+
     def raise_required(self, seat: int) -> int:
         """The raise the rule asks of the seat: its ante fixed at « rien ne va plus » (or as the dealer confirmed it
         since, ``ConfirmAnte``) times the profile's multiple."""

@@ -232,23 +232,17 @@ def test_a_card_the_settlement_waits_for_gone_from_the_cameras_sight_unread_is_a
     assert isinstance(outcome.operation, Settle) and referee.state()["cards_to_confirm"] == []
 
 
-def test_a_card_the_camera_saw_go_unread_during_the_decisions_is_asked_once_the_settlement_waits_for_it():
-    """Seat 6's last card, never read, went from the camera's sight before the dealer's hand was shown (lifted with
-    a hand, lost under the next card): when the settlement comes to wait for it, the dealer is asked to name it."""
-    referee = Referee(rules_for("fr-1959"))
-    for op in settled().log:
-        if isinstance(op, Settle):
-            continue
-        line = format_operation(op).split(" ", 1)[1]
-        if line == "deal position=6 card=5c face_up=no":
-            line = "deal position=6 card=?? face_up=no"
-        if line.startswith("show-dealer"):
-            assert referee.handle(event(CardRemoved(6, 4), op.t)).operation is None
-            assert referee.handle(event(CardRemoved(1, 0), op.t)).operation is None  # seat 1's ace: known
-            assert referee.state()["cards_to_confirm"] == []  # nothing is asked while it may not be needed
-        assert referee.handle(event(DealerOperation(line), op.t)).refused is None, line
-    assert referee.table.phase is Phase.SHOWDOWN
+def test_the_cards_the_settlement_waits_for_are_asked_once_the_dealer_presses_on():
+    """Seat 6's last card was never read (lost under a hand, taken for gone): while the camera may still read it,
+    nothing is asked; once the dealer presses « paiement terminé », the press refused for the wait, he is asked
+    to name it, and only it."""
+    referee, t = showdown_waiting_for_a_card()
+    assert referee.state()["cards_to_confirm"] == []
+    outcome = referee.handle(event(ButtonPressed("payment_done"), t))
+    assert outcome.refusal is not None and "seat 6's cards are not all identified" in outcome.refused
     assert referee.state()["cards_to_confirm"] == [{"position": 6, "index": 4, "read": ""}]
+    outcome = referee.handle(event(DealerOperation("identify position=6 index=5 card=5c"), t + 1))
+    assert isinstance(outcome.operation, Settle) and referee.state()["cards_to_confirm"] == []
 
 
 def test_the_cameras_sure_reading_of_a_card_in_doubt_settles_it_and_a_doubt_on_a_known_card_is_ignored():

@@ -153,10 +153,12 @@ def test_cards_unknown_at_the_deal_are_identified_later():
     table.show_dealer_hand(52)
     with pytest.raises(ActionRefused, match="the dealer's cards are not all identified"):
         table.settle(53)
+    assert table.cards_awaited() == [(DEALER, index) for index in range(5)]  # dealt unseen, the face-up fifth too
     for index, card in enumerate(parse_cards("As Ks 2d 3c 4h")):
         table.identify_card(53, DEALER, index, card)
     with pytest.raises(ActionRefused, match="seat 2's cards are not all identified"):
         table.settle(54)  # the dealer qualifies: seat 2's hand must be seen
+    assert table.cards_awaited() == [(2, index) for index in range(5)]
     for index, card in enumerate(parse_cards("Ah Kh Qh Jh Th")):
         table.identify_card(54, 2, index, card)
     table.settle(55)
