@@ -1,6 +1,6 @@
 """What the dealer enters to confirm a zone the table asks about (``Referee.to_confirm``): the amounts his screen
 offers to tap, and the keypad line an amount stands for in each phase. The virtual dealer and the display's tap
-(``controller.web.display``) enter the same lines as a dealer keying them."""
+(``controller.web.taps``) enter the same lines as a dealer keying them."""
 
 from __future__ import annotations
 

@@ -98,6 +98,11 @@ class CatchUp:
         self._held = held
         return released
 
+    def release(self) -> list[Event]:
+        """Every event held, told now whatever the presses: the camera went offline (the engine lets every press
+        through), its clock started again, or the process stops."""
+        return self._release(None)
+
     def all(self) -> list[Press | Event]:
         """Every press awaited, no longer awaited, then every event held: the camera reads nothing (not
         calibrated), so nothing is to come."""

@@ -127,6 +127,7 @@ class VisionProcess:
             self.step(0.2)
         if self.grabber.finished:
             log.warning("vision: the camera's file has ended")
+        self._tell(self.catch_up.release())  # decided, held for a press: told before the process goes
 
     def step(self, timeout_s: float) -> None:
         self._publish_status()
@@ -143,6 +144,8 @@ class VisionProcess:
                 return
             log.warning("vision: camera %s (%s)", "online" if online else "OFFLINE", detail)
             self.publisher.publish("vision.camera", CameraStatus(online, detail, answers_waits=online))
+            if not online:  # the engine lets every held press through: what was held behind them follows
+                self._tell(self.catch_up.release())
 
     def _follow_engine(self) -> None:
         while (message := self.subscriber.receive(0)) is not None:
@@ -221,6 +224,7 @@ class VisionProcess:
         if self.tracker.last_ms is not None and frame.t_ms < self.tracker.last_ms:
             log.warning("vision: the camera's clock went back (%d ms after %d ms): tracking starts again",
                         frame.t_ms, self.tracker.last_ms)
+            self._tell(self.catch_up.release())  # held by times of the old clock
             self.tracker.restart_clock()
         timed = self.tracker.track_timed(frame.t_ms, found, occluded)
         if self.catch_up:  # the tracker's undecided changes are looked through only while a press waits

@@ -45,7 +45,8 @@ class Role:
 
 
 _EVERY_TOPIC = ("vision.", "sensor.", "dealer.", "core.")
-#: The table's process roles. The web server publishes nothing; the simulator (the demo's virtual table: a dealer's
+#: The table's process roles. The web server holds the keypad's key for the dealer's taps on his screen (it
+#: publishes nothing else); the simulator (the demo's virtual table: a dealer's
 #: keypad, and a perfect camera with ``--camera direct``) has a key only where ``stud-table keys --simulator`` made it.
 #: Only the engine (and the simulator, which plays the devices and watches them) hears what the devices say; every
 #: role hears the engine, which publishes no hidden card (``controller.public_state``).

@@ -276,7 +276,7 @@ def test_the_dealer_taps_the_amount_the_camera_offers_and_the_table_takes_it(sta
     prompt.get_by_role("button", name=euros_fr(2000).lstrip("+")).click()
     expect(prompt).to_have_count(0)
     keyed = [body for topic, publisher, body in store.db.execute(
-        "SELECT topic, publisher, body FROM events WHERE id > ?", (before,)) if publisher == "keypad"]
+        "SELECT topic, publisher, body FROM events WHERE id > ?", (before,)) if publisher == "keypad-display"]
     assert [json.loads(body)["line"] for body in keyed] == [f"bet seat={seat} box=ante amount=20.00"]
     assert engine.referee.table.seats[seat].bets[Box.ANTE] == 2000
     page.close()

@@ -108,7 +108,14 @@ function draw() {
   const spreading = document.body.dataset.stackedBets === "spread" && s.phase !== "paying";
   const unsure = {}, toSpread = {};
   for (const c of s.to_confirm || []) ((spreading && c.stacked ? toSpread : unsure)[c.seat] ||= {})[c.box] = c;
-  document.getElementById("confirm").replaceChildren(...Object.entries(unsure).map(([seat, zones]) => {
+  // Drawn again only when what it asks changes: a state comes several times a second, and a button replaced between
+  // a finger's down and up would lose the tap.
+  const confirmBox = document.getElementById("confirm");
+  const asked = JSON.stringify([lang, s.phase, spreading, s.to_confirm || [], s.cards_to_confirm || [],
+    s.phase === "paying" && s.settlement ? s.settlement.payouts : null]);
+  if (confirmBox.dataset.asked !== asked) {
+  confirmBox.dataset.asked = asked;
+  confirmBox.replaceChildren(...Object.entries(unsure).map(([seat, zones]) => {
     // a pile too tall to count gives only a lower bound: « au moins 60,00 € », never « lu 60,00 € »
     // While paying, what the zone should hold once paid or collected: the figure the dealer checks his count against.
     const owed = zone => {
@@ -126,8 +133,7 @@ function draw() {
         const button = el("button", "tap", (several ? `${(t[zone] || zone).toLowerCase()} ` : "") + plain(amount));
         button.type = "button";
         button.dataset.box = zone; button.dataset.amount = amount;
-        // at pointerdown: the banner is drawn again at each state, perhaps between a finger's down and up
-        for (const kind of ["pointerdown", "click"]) button.addEventListener(kind, () => tap(button, seat, zone, amount));
+        button.addEventListener("click", () => tap(button, seat, zone, amount));
         return button;
       }));
     const b = banner("confirm", "alert", el("span", "icon", "⌨"),
@@ -154,6 +160,7 @@ function draw() {
     b.dataset.position = c.position;
     return b;
   }));
+  }
   document.getElementById("coup").textContent = `${t.coup} ${s.coup}`;
   document.getElementById("phase").textContent = t.phases[s.phase] || s.phase;
   const settlement = s.settlement;
