@@ -42,6 +42,7 @@ from ..rules.french import euros_fr
 from ..rules.history import format_time, parse_operation
 from ..rules.operations import (
     Box,
+    BuyCard,
     DealBoughtCard,
     DealCard,
     EndCoup,
@@ -152,6 +153,9 @@ class Referee:
         #: as the coup's payment once it settles; a bet a player moves meanwhile is then judged by the payment
         #: check (overpaid, stake not collected).
         self.before_settlement: list[Envelope] = []
+        #: card purchases keyed before the camera reported the seat's raise (laid as the player asked for the card,
+        #: after the frame the purchase's wait was measured from), by seat: refused, then played once it raises
+        self.buys_before_raise: dict[int, Envelope] = {}
 
     @classmethod
     def resume(cls, rules: TableRules, checkpoint: RefereeCheckpoint) -> Referee:
@@ -169,7 +173,7 @@ class Referee:
         """The referee between two coups; ``ValueError`` in the middle of one (``Table.checkpoint``). The coup's
         refusals, card doubts and keyed payments end with it: a new coup starts without them."""
         table = self.table.checkpoint()
-        if self.standing.refusals or self.doubts.in_the_coup() or self.before_settlement:
+        if self.standing.refusals or self.doubts.in_the_coup() or self.before_settlement or self.buys_before_raise:
             raise ValueError("a checkpoint is taken between coups: this coup's refusals or doubts are still open")
         to_confirm, unvouched = self.doubts.carried()
         return RefereeCheckpoint(table, self.devices, self.jackpot_meter, self._origin_ms, self._last_t,
@@ -302,13 +306,27 @@ class Referee:
             coup = self.table.coup.number
             played = self._play(press)
             played.event = type(press.body).__name__
-            released += [played, *self._play_before_settlement()]
+            released += [played, *self._play_held_over()]
             if self.table.coup.number != coup:  # a coup's end: what was pressed after it waits on
                 break
         outcome = self._play(envelope)
         outcome.released = released
-        outcome.then = self._play_before_settlement()
+        outcome.then = self._play_held_over()
         return outcome
+
+    def _play_held_over(self) -> list[Outcome]:
+        """What waited for the event just played: the chip readings of a showdown now settled, a purchase whose
+        seat has now raised."""
+        outcomes = self._play_before_settlement()
+        for seat, envelope in list(self.buys_before_raise.items()):
+            state = self.table.seats.get(seat)
+            if self.table.phase is not Phase.DECISIONS or state is None or state.decision is not None:
+                del self.buys_before_raise[seat]
+                if state is not None and state.decision is Decision.RAISE and self.table.phase is Phase.DECISIONS:
+                    outcome = self._play(envelope)
+                    outcome.event = type(envelope.body).__name__
+                    outcomes.append(outcome)
+        return outcomes
 
     def _play_before_settlement(self) -> list[Outcome]:
         """The chip readings held while the showdown waited, played once it is settled (a void coup's included:
@@ -386,6 +404,10 @@ class Referee:
         try:
             self.table.apply(operation)
         except RulesError as error:
+            if (isinstance(operation, BuyCard) and isinstance(body, DealerOperation)
+                    and self.table.phase is Phase.DECISIONS and operation.seat in self.table.seats
+                    and self.table.seats[operation.seat].decision is None):
+                self.buys_before_raise[operation.seat] = envelope
             waits = self._settlement_wait(operation)
             if waits is not None:
                 self.doubts.ask_cards_awaited(self.table)

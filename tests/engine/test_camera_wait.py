@@ -205,3 +205,36 @@ def test_a_purchase_keyed_as_the_player_lays_his_raise_waits_for_the_camera_to_r
     outcome = referee.handle(caught_up(t + 5, t + 3))
     assert [type(each.operation).__name__ for each in outcome.released] == ["BuyCard"]
     assert outcome.released[0].refused is None and referee.table.seats[1].discard == 1
+
+
+def a_purchase_refused_for_want_of_the_raise() -> tuple[Referee, int]:
+    """Seat 1 keys a purchase, the camera's answer comes before its raise: refused. The referee, the next time."""
+    referee = betting(purchase=True)
+    referee.handle(press("no_more_bets", 11))
+    referee.handle(caught_up(12, 11))
+    t = deal_all_but_the_last(referee, 20)
+    referee.handle(press("end_of_deal", t))
+    referee.handle(event(CardPlaced(0, str(full_deck()[0]), True), t + 1))
+    referee.handle(caught_up(t + 2, t))
+    referee.handle(event(DealerOperation("buy seat=1 discard=2 price=10.00"), t + 3))
+    refused = referee.handle(caught_up(t + 4, t + 3)).released[0]
+    assert refused.refused is not None and "has not raised" in refused.refused
+    return referee, t + 5
+
+
+def test_a_purchase_keyed_before_the_raise_it_goes_with_is_played_once_the_raise_is_seen():
+    """The raise laid just after the purchase is keyed (after the frame its wait is measured from) is reported after
+    the camera's answer: the purchase is refused for want of a raise, then played once the raise comes."""
+    referee, t = a_purchase_refused_for_want_of_the_raise()
+    outcome = referee.handle(event(ChipsChanged(1, "raise", 2000), t))
+    assert [(type(each.operation).__name__, each.refused) for each in outcome.all()] == [
+        ("Raise", None), ("BuyCard", None)]
+    assert referee.table.seats[1].discard == 1 and referee.buys_before_raise == {}
+    assert referee.state()["refusals"] == []  # the refusal shown a moment is gone with its reason
+
+
+def test_a_purchase_refused_for_want_of_the_raise_is_forgotten_when_the_seat_folds():
+    referee, t = a_purchase_refused_for_want_of_the_raise()
+    outcome = referee.handle(event(DealerOperation("fold seat=1"), t))
+    assert [type(each.operation).__name__ for each in outcome.all()] == ["Fold"]
+    assert referee.buys_before_raise == {} and referee.table.seats[1].discard is None
