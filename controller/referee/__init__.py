@@ -87,12 +87,13 @@ class Outcome:
     awaits_camera: bool = False
     #: for an outcome in ``released``: the kind of event it played (``ButtonPressed``, ``DealerOperation``)
     event: str = ""
-    #: what the chip readings held while the showdown waited did, played once this event settled the coup
-    #: (``Referee.before_settlement``)
+    #: what waited for this event did, played after it: the chip readings held while the showdown waited, once it
+    #: settled the coup (``Referee.before_settlement``); a purchase keyed before its raise, once it is the raise
+    #: (``Referee.buys_before_raise``)
     then: list[Outcome] = field(default_factory=list)
 
     def all(self) -> list[Outcome]:
-        """The outcomes of the presses released, then this event's own, then the chip readings it let through."""
+        """The outcomes of the presses released, then this event's own, then what it let through."""
         return [*self.released, self, *self.then]
 
 
