@@ -179,6 +179,8 @@ class VirtualTable:
         self.phase = ""
         self.waiting_for = ""
         self.scene = SceneState()
+        #: the coup's cards as laid, (position, index) -> card: the dealer knows a card he has gathered already
+        self._cards_laid: dict[tuple[int, int], str] = {}
         #: the zones the table last asked the dealer to confirm (zone -> the amount read there), and the camera's
         #: doubtful readings the table has not yet been seen to ask about (zone -> when the doubt went out)
         self._to_confirm: dict[tuple[int, str], int] = {}
@@ -240,7 +242,7 @@ class VirtualTable:
         elif isinstance(body, TableState):
             coup = body.state.get("coup")
             if isinstance(coup, int) and coup != self.coup_number:
-                self.coup_number, self._misread = coup, set()
+                self.coup_number, self._misread, self._cards_laid = coup, set(), {}
             self.phase = str(body.state.get("phase") or "")
             self._undecided = _undecided(body.state)
             self._camera_awaited = bool(body.state.get("awaiting_camera"))
@@ -307,15 +309,16 @@ class VirtualTable:
             self._keyed[seat, zone] = (amount, time.monotonic())
 
     def _confirm_cards(self, to_confirm: list[dict[str, object]]) -> None:
-        """The dealer names each card the table asks about: the card that lies there (the scene's truth)."""
+        """The dealer names each card the table asks about: the card laid there (the scene's truth), on the felt
+        still or gathered already."""
         asked = [(int(entry["position"]), int(entry["index"])) for entry in to_confirm]  # type: ignore[call-overload]
         self._card_doubts = _still_in_doubt(self._card_doubts, asked)
         for position, index in asked:
             if (position, index) in self._cards_to_confirm:
                 continue
-            card = next((c.card for c in self.scene.hand(position) if c.index == index), None)
+            card = self._cards_laid.get((position, index))
             if card is None:
-                continue  # no longer on the felt: nothing to name (the settlement's wait says what is missing)
+                continue  # never laid: nothing to name (the settlement's wait says what is missing)
             line = format_operation(IdentifyCard(0, position, index, parse_card(card))).split(" ", 1)[1]
             self.publisher.publish("dealer.keypad", DealerOperation(line))
             self.results.card_confirmations.append((self.coup_number, position, index, card))
@@ -428,6 +431,7 @@ class VirtualTable:
     def _show(self, scene: SceneState) -> None:
         """The felt as ``scene`` shows it, to the camera: what it sees goes on the bus."""
         self.scene = scene
+        self._cards_laid.update({(card.position, card.index): card.card for card in scene.cards})
         for topic, body in self.vision.see(scene):
             self.publisher.publish(topic, body)
             self._note_doubt(body)
