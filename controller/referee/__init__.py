@@ -324,10 +324,14 @@ class Referee:
             if self.table.phase is not Phase.DECISIONS or state is None or state.decision is not None:
                 del self.buys_before_raise[seat]
                 if state is not None and state.decision is Decision.RAISE and self.table.phase is Phase.DECISIONS:
-                    outcome = self._play(envelope)
-                    outcome.event = type(envelope.body).__name__
-                    outcomes.append(outcome)
+                    outcomes.append(self._play_later(envelope))
         return outcomes
+
+    def _play_later(self, envelope: Envelope) -> Outcome:
+        """An event held over, played now, its outcome named after it."""
+        outcome = self._play(envelope)
+        outcome.event = type(envelope.body).__name__
+        return outcome
 
     def _play_before_settlement(self) -> list[Outcome]:
         """The chip readings held while the showdown waited, played once it is settled (a void coup's included:
@@ -335,12 +339,7 @@ class Referee:
         if not self.before_settlement or self.table.phase is not Phase.PAYING:
             return []
         held, self.before_settlement = self.before_settlement, []
-        outcomes = []
-        for envelope in held:
-            outcome = self._play(envelope)
-            outcome.event = type(envelope.body).__name__
-            outcomes.append(outcome)
-        return outcomes
+        return [self._play_later(envelope) for envelope in held]
 
     def _released_by(self, body: object) -> list[Envelope]:
         """The held presses ``body`` lets through: those up to the one the camera caught up with or the engine

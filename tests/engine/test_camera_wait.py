@@ -188,9 +188,9 @@ def test_what_the_dealer_keys_after_a_held_press_waits_behind_it():
     assert all(each.refused is None for each in outcome.released) and referee.awaiting == []
 
 
-def test_a_purchase_keyed_as_the_player_lays_his_raise_waits_for_the_camera_to_report_the_raise():
-    """A player lays his raise and asks for a card in one breath; the dealer keys the purchase before the camera
-    has reported the raise. Played at once it would be refused (no raise); it is held like a button."""
+def deciding_with_purchase() -> tuple[Referee, int]:
+    """At the French rule of 2007 (the purchase offered), seat 1 dealt and deciding, each press caught up with: the
+    referee and the time of the deal's end."""
     referee = betting(purchase=True)
     referee.handle(press("no_more_bets", 11))
     referee.handle(caught_up(12, 11))
@@ -198,6 +198,13 @@ def test_a_purchase_keyed_as_the_player_lays_his_raise_waits_for_the_camera_to_r
     referee.handle(press("end_of_deal", t))
     referee.handle(event(CardPlaced(0, str(full_deck()[0]), True), t + 1))
     referee.handle(caught_up(t + 2, t))
+    return referee, t
+
+
+def test_a_purchase_keyed_as_the_player_lays_his_raise_waits_for_the_camera_to_report_the_raise():
+    """A player lays his raise and asks for a card in one breath; the dealer keys the purchase before the camera
+    has reported the raise. Played at once it would be refused (no raise); it is held like a button."""
+    referee, t = deciding_with_purchase()
     assert referee.table.phase is Phase.DECISIONS
     held = referee.handle(event(DealerOperation("buy seat=1 discard=2 price=10.00"), t + 3))
     assert held.awaits_camera and referee.state()["awaiting_camera"] == [["test", t + 3]]
@@ -209,13 +216,7 @@ def test_a_purchase_keyed_as_the_player_lays_his_raise_waits_for_the_camera_to_r
 
 def a_purchase_refused_for_want_of_the_raise() -> tuple[Referee, int]:
     """Seat 1 keys a purchase, the camera's answer comes before its raise: refused. The referee, the next time."""
-    referee = betting(purchase=True)
-    referee.handle(press("no_more_bets", 11))
-    referee.handle(caught_up(12, 11))
-    t = deal_all_but_the_last(referee, 20)
-    referee.handle(press("end_of_deal", t))
-    referee.handle(event(CardPlaced(0, str(full_deck()[0]), True), t + 1))
-    referee.handle(caught_up(t + 2, t))
+    referee, t = deciding_with_purchase()
     referee.handle(event(DealerOperation("buy seat=1 discard=2 price=10.00"), t + 3))
     refused = referee.handle(caught_up(t + 4, t + 3)).released[0]
     assert refused.refused is not None and "has not raised" in refused.refused

@@ -111,34 +111,30 @@ def test_an_event_held_holds_its_zones_next_ones_and_no_other_zone():
     assert not catch_up
 
 
-def test_events_held_are_told_when_the_camera_can_read_nothing():
+def chips_held_for_a_press() -> tuple[CatchUp, ChipsChanged]:
+    """A press awaited, its wait measured from 100 ms; chips decided at 200 ms, begun after it: held."""
     catch_up = CatchUp()
     catch_up.follow([["sensors", 5]])
     catch_up.frame_read(0, 50)
     catch_up.frame_read(100, 50)
     chips = ChipsChanged(2, "ante", 1000)
     assert catch_up.frame_read(200, 50, [(200, chips)]) == []
+    return catch_up, chips
+
+
+def test_events_held_are_told_when_the_camera_can_read_nothing():
+    catch_up, chips = chips_held_for_a_press()
     assert catch_up.all() == [("sensors", 5), chips]
 
 
 def test_events_held_for_a_press_the_engine_gave_up_on_are_told_at_once():
-    catch_up = CatchUp()
-    catch_up.follow([["sensors", 5]])
-    catch_up.frame_read(0, 50)
-    catch_up.frame_read(100, 50)
-    chips = ChipsChanged(2, "ante", 1000)
-    assert catch_up.frame_read(200, 50, [(200, chips)]) == []
+    catch_up, chips = chips_held_for_a_press()
     assert catch_up.follow([["sensors", 5]]) == []  # still held
     assert catch_up.follow([]) == [chips]  # the engine played the press without the camera
     assert not catch_up
 
 
 def test_events_held_are_told_whatever_the_presses_when_the_camera_goes_offline():
-    catch_up = CatchUp()
-    catch_up.follow([["sensors", 5]])
-    catch_up.frame_read(0, 50)
-    catch_up.frame_read(100, 50)
-    chips = ChipsChanged(2, "ante", 1000)
-    assert catch_up.frame_read(200, 50, [(200, chips)]) == []
+    catch_up, chips = chips_held_for_a_press()
     assert catch_up.release() == [chips]
     assert catch_up.frame_read(300, None) == [("sensors", 5)]  # the press is still answered once caught up
